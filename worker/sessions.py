@@ -1,0 +1,132 @@
+"""Per-session browser state on a worker, and the order its tasks run in.
+
+A session owns one browser context with its tabs. Its tasks carry sequence numbers handed out by
+the routing script; `Turns` runs them one at a time in that order even though Celery's pool
+threads pick them up in any order. A number that never arrives (a client died between routing
+and publishing) is skipped after `GAP_TIMEOUT`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from playwright.async_api import BrowserContext, Page, Request
+
+from .browser import BrowserHost
+
+__all__ = ["Turns", "PageState", "BrowserSession", "SessionManager", "GAP_TIMEOUT"]
+
+log = logging.getLogger(__name__)
+GAP_TIMEOUT = 5.0
+
+
+class Turns:
+    def __init__(self, next_seq: int) -> None:
+        self.next = next_seq
+        self._busy = False
+        self._cond = asyncio.Condition()
+
+    def _may_run(self, seq: int) -> bool:
+        return not self._busy and (seq == 0 or seq <= self.next)
+
+    @asynccontextmanager
+    async def turn(self, seq: int) -> AsyncIterator[None]:
+        async with self._cond:
+            try:
+                await asyncio.wait_for(self._cond.wait_for(lambda: self._may_run(seq)), GAP_TIMEOUT)
+            except asyncio.TimeoutError:
+                log.warning("seq %s waited %.0fs for seq %s; skipping the gap", seq, GAP_TIMEOUT, self.next)
+                await self._cond.wait_for(lambda: not self._busy)
+            self._busy = True
+        try:
+            yield
+        finally:
+            async with self._cond:
+                self._busy = False
+                self.next = max(self.next, seq + 1)
+                self._cond.notify_all()
+
+
+@dataclass
+class PageState:
+    """What browserq tracks per tab: new-document navigations and the snapshot refs are tied to."""
+
+    page: Page
+    navigations: int = 0
+    snapshot: int = 0
+    snapshot_navigations: int = -1
+
+    def __post_init__(self) -> None:
+        self.page.on("request", self._on_request)
+
+    def _on_request(self, request: Request) -> None:
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            self.navigations += 1
+
+
+@dataclass
+class BrowserSession:
+    id: str
+    turns: Turns
+    context: BrowserContext | None = None
+    tabs: list[PageState] = field(default_factory=list)
+    active: int = 0
+    snapshots: int = 0
+    created: float = field(default_factory=time.time)
+    last_used: float = field(default_factory=time.time)
+
+    async def tab(self, host: BrowserHost) -> PageState:
+        """The active tab, opening the context and a first tab when there are none."""
+        if self.context is None:
+            self.context = await (await host.browser()).new_context()
+        if not self.tabs:
+            self.tabs.append(PageState(await self.context.new_page()))
+            self.active = 0
+        return self.tabs[self.active]
+
+    def forget_browser(self) -> None:
+        """The browser died: its context and pages are gone; the next task opens fresh ones."""
+        self.context, self.tabs, self.active = None, [], 0
+
+    async def close(self) -> None:
+        context, self.context, self.tabs = self.context, None, []
+        if context is not None:
+            await context.close()
+
+
+class SessionManager:
+    """The sessions on this worker. Lives on the browser loop."""
+
+    def __init__(self, host: BrowserHost) -> None:
+        self.host = host
+        self.sessions: dict[str, BrowserSession] = {}
+        host.on_disconnect.append(self._browser_lost)
+
+    def obtain(self, sid: str, base: int) -> BrowserSession:
+        session = self.sessions.get(sid)
+        if session is None:
+            session = self.sessions[sid] = BrowserSession(sid, Turns(max(base, 1)))
+        session.last_used = time.time()
+        return session
+
+    async def close(self, sid: str) -> bool:
+        session = self.sessions.pop(sid, None)
+        if session is not None:
+            await session.close()
+        return session is not None
+
+    async def close_all(self) -> None:
+        for sid in list(self.sessions):
+            try:
+                await self.close(sid)
+            except Exception:  # noqa: BLE001 - keep closing the others
+                log.exception("closing session %s", sid)
+
+    def _browser_lost(self) -> None:
+        for session in self.sessions.values():
+            session.forget_browser()
