@@ -1,0 +1,59 @@
+"""Real parts: a redis-server on a free loopback port, the fixture site, `browserq worker` processes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from client import BrowserClient, Settings
+from worker.cluster import RedisServer, WorkerProcess
+
+from .site import FixtureSite
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+def db_url(server: RedisServer, db: int) -> str:
+    """A separate Redis database: a fleet of its own on the same server."""
+    return server.url.rsplit("/", 1)[0] + f"/{db}"
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[FixtureSite]:
+    s = FixtureSite()
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="session")
+def worker_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("worker-logs")
+
+
+@pytest.fixture(scope="session")
+def fleet(redis_server: RedisServer, worker_logs: Path) -> Iterator[list[WorkerProcess]]:
+    """Two workers shared by the integration tests (db 0)."""
+    procs = [WorkerProcess(redis_server.url, n, log_dir=worker_logs).start() for n in ("w-a", "w-b")]
+    try:
+        for p in procs:
+            p.wait_ready(60)
+        yield procs
+    finally:
+        for p in procs:
+            p.stop()
+
+
+@pytest.fixture
+def client(redis_server: RedisServer, fleet: list[WorkerProcess]) -> Iterator[BrowserClient]:
+    c = BrowserClient(Settings(redis_url=redis_server.url))
+    yield c
+    for s in c.sessions():
+        c.close_session(s.id)
+    c.close()
