@@ -50,7 +50,7 @@ class TaskPayload(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tool: str = Field(..., max_length=128)
-    session: str = Field(..., pattern=SESSION_ID.pattern)
+    session: str = Field(..., pattern=f"^{SESSION_ID.pattern}$")
     args: dict[str, Any] = Field(default_factory=dict)
     seq: int = Field(0, ge=0, description="Position in the session's order; 0 = unordered")
     base: int = Field(0, ge=0, description="First seq the owning worker will see")

@@ -18,6 +18,8 @@ PAGES = {
     "/page2": "<title>Page Two</title><h1>Second</h1><a href='/'>Home</a>",
     "/form": """<title>Search form</title>
 <form action="/submitted"><input aria-label="Query" name="q" id="q"><button>Search</button></form>""",
+    "/nested": """<title>Nested</title><main><h1>Top</h1><section><nav><ul>
+<li><a href="/">Deep link</a></li></ul></nav></section></main>""",
     "/later": """<title>Later</title><div id="msg">Loading...</div>
 <script>setTimeout(() => { document.getElementById('msg').textContent = 'Ready now'; }, 300)</script>""",
 }

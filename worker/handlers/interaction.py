@@ -33,7 +33,13 @@ async def type_text(ctx: ToolContext, model: Type) -> Outcome:
 
 @handler(PressKey)
 async def press_key(ctx: ToolContext, model: PressKey) -> Outcome:
-    await ctx.settled(ctx.page.keyboard.press(model.key), model)
+    # A locator's press waits for the navigation it starts (a form submit); keyboard.press does not.
+    focused = ctx.page.locator(":focus")
+    if await focused.count():
+        action = focused.first.press(model.key, timeout=ctx.timeout_ms(model))
+    else:
+        action = ctx.page.keyboard.press(model.key)
+    await ctx.settled(action, model)
     return Outcome(text=f"Pressed {model.key}\n{await ctx.page_line()}", data={"url": ctx.page.url})
 
 
