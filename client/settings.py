@@ -18,6 +18,7 @@ from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    NoDecode,
     TomlConfigSettingsSource,
 )
 
@@ -55,7 +56,7 @@ def _split_list(value: Any) -> Any:
     return [v.strip() for v in value.split(",") if v.strip()] if isinstance(value, str) else value
 
 
-StrList = Annotated[list[str], BeforeValidator(_split_list)]
+StrList = Annotated[list[str], NoDecode, BeforeValidator(_split_list)]
 
 
 class Settings(BaseSettings):

@@ -52,8 +52,14 @@ def fleet(redis_server: RedisServer, worker_logs: Path) -> Iterator[list[WorkerP
 
 @pytest.fixture
 def client(redis_server: RedisServer, fleet: list[WorkerProcess]) -> Iterator[BrowserClient]:
+    """A client on the shared fleet, starting and ending with no sessions open."""
     c = BrowserClient(Settings(redis_url=redis_server.url))
+    close_all(c)
     yield c
+    close_all(c)
+    c.close()
+
+
+def close_all(c: BrowserClient) -> None:
     for s in c.sessions():
         c.close_session(s.id)
-    c.close()

@@ -28,7 +28,8 @@ def test_ten_sessions_spread_over_both_workers_and_stay_pinned(client: BrowserCl
     assert all(len(w) == 1 for w in owners.values()), owners
     placed = [next(iter(w)) for w in owners.values()]
     assert {placed.count("w-a"), placed.count("w-b")} == {5}
-    assert {s.id: s.worker for s in client.sessions()} == {sid: w for sid, w in zip(owners, placed)}
+    registry = {s.id: s.worker for s in client.sessions()}
+    assert {sid: registry[sid] for sid in owners} == dict(zip(owners, placed))
 
 
 def test_cookies_do_not_leak_between_sessions(client: BrowserClient, site: FixtureSite) -> None:

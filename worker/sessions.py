@@ -29,19 +29,30 @@ class Turns:
     def __init__(self, next_seq: int) -> None:
         self.next = next_seq
         self._busy = False
+        self._waiting: set[int] = set()
         self._cond = asyncio.Condition()
 
     def _may_run(self, seq: int) -> bool:
         return not self._busy and (seq == 0 or seq <= self.next)
 
+    async def _wait_turn(self, seq: int) -> None:
+        while not self._may_run(seq):
+            try:
+                await asyncio.wait_for(self._cond.wait(), GAP_TIMEOUT)
+            except asyncio.TimeoutError:
+                if seq and not self._busy and seq == min(self._waiting):
+                    log.warning("seq %s waited %.0fs for seq %s; skipping the gap", seq, GAP_TIMEOUT, self.next)
+                    self.next = seq
+
     @asynccontextmanager
     async def turn(self, seq: int) -> AsyncIterator[None]:
         async with self._cond:
+            if seq:
+                self._waiting.add(seq)
             try:
-                await asyncio.wait_for(self._cond.wait_for(lambda: self._may_run(seq)), GAP_TIMEOUT)
-            except asyncio.TimeoutError:
-                log.warning("seq %s waited %.0fs for seq %s; skipping the gap", seq, GAP_TIMEOUT, self.next)
-                await self._cond.wait_for(lambda: not self._busy)
+                await self._wait_turn(seq)
+            finally:
+                self._waiting.discard(seq)
             self._busy = True
         try:
             yield

@@ -20,13 +20,13 @@ class Navigate(Tool):
     @classmethod
     def _well_formed(cls, url: str) -> str:
         url = url.strip()
+        if any(c.isspace() for c in url):
+            raise ValueError(f"{url!r} contains whitespace; percent-encode it (%20)")
         parts = urlsplit(url)
         if not parts.scheme:
             raise ValueError(f"{url!r} has no scheme; write it in full, e.g. https://{url}")
         if parts.scheme in ("http", "https") and not parts.hostname:
             raise ValueError(f"{url!r} has no host")
-        if any(c.isspace() for c in url):
-            raise ValueError(f"{url!r} contains whitespace")
         return url
 
 
