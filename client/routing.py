@@ -33,6 +33,7 @@ __all__ = [
     "WorkerInfo",
     "SessionInfo",
     "keys",
+    "no_capacity",
     "route_args",
     "parse_route",
     "parse_workers",
@@ -169,6 +170,8 @@ class WorkerInfo(BaseModel):
     sessions: int = 0
     state: str = "unknown"
     browser: str = "unknown"
+    browser_pid: int | None = None
+    launches: int = 0
     pid: int | None = None
     host: str = ""
     started: float | None = None
@@ -196,6 +199,8 @@ def parse_workers(names: list[Any], beats: list[dict[Any, Any]], loads: list[int
                 sessions=load,
                 state=b.get("state", "dead" if not b else "unknown"),
                 browser=b.get("browser", "unknown"),
+                browser_pid=int(b["browser_pid"]) if b.get("browser_pid") else None,
+                launches=int(b.get("launches", 0)),
                 pid=int(b["pid"]) if "pid" in b else None,
                 host=b.get("host", ""),
                 started=float(b["started"]) if "started" in b else None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
@@ -87,6 +88,8 @@ def test_new_worker_gets_new_sessions_and_leaves_cleanly(
         client.call("browser_navigate", {"url": site.url + "/"}, session=f"before-{i}")
     late = WorkerProcess(redis_server.url, "w-late", log_dir=worker_logs).start().wait_ready(60)
     try:
+        fresh = next(w for w in client.workers() if w.name == "w-late")
+        assert (fresh.browser, fresh.launches, fresh.sessions) == ("idle", 0, 0)  # no Chromium yet
         r = client.call("browser_navigate", {"url": site.url + "/"}, session="after-join")
         assert r.worker == "w-late"
         assert {w.name for w in client.workers() if w.alive} >= {"w-a", "w-b", "w-late"}
@@ -112,8 +115,11 @@ def test_capacity_is_enforced_and_waiters_get_freed_slots(
     try:
         small.wait_ready(60)
         c = BrowserClient(Settings(redis_url=url, capacity_wait=0.5))
-        for sid in ("full-1", "full-2"):
-            assert c.call("browser_navigate", {"url": site.url + "/"}, session=sid).ok
+        firsts = [c.submit("browser_navigate", {"url": site.url + "/"}, session=sid)
+                  for sid in ("full-1", "full-2")]
+        assert all(p.result().ok for p in firsts)
+        time.sleep(1.5)  # one heartbeat later
+        assert [w.launches for w in c.workers()] == [1]  # both first calls shared one launch
         with pytest.raises(NoCapacity, match="capacity"):
             c.call("browser_navigate", {"url": site.url + "/"}, session="full-3")
         assert c.call("browser_evaluate", {"function": "() => 1"}, session="full-1").data == 1
