@@ -1,17 +1,35 @@
 from __future__ import annotations
 
+from playwright.async_api import Error as PlaywrightError
+
 from client.tools import Navigate, NavigateBack
 
 from .context import Outcome, ToolContext, handler
 
 SNIPPET = 500
+ERROR_PAGE_WAIT = 2000
 
 
 @handler(Navigate)
 async def navigate(ctx: ToolContext, model: Navigate) -> Outcome:
-    response = await ctx.page.goto(model.url, timeout=ctx.timeout_ms(model), wait_until="load")
-    ctx.tab.navigations += 1
+    try:
+        response = await ctx.page.goto(model.url, timeout=ctx.timeout_ms(model), wait_until="load")
+    except PlaywrightError as exc:
+        if "net::" in exc.message and "ERR_ABORTED" not in exc.message:
+            await _error_page_loaded(ctx)
+        raise
+    finally:
+        ctx.tab.navigations += 1
     return await _arrived(ctx, response.status if response else None)
+
+
+async def _error_page_loaded(ctx: ToolContext) -> None:
+    """Chromium commits its error page just after goto fails; let it land so the next tool does
+    not race it ("Execution context was destroyed")."""
+    try:
+        await ctx.page.wait_for_url("chrome-error://**", wait_until="load", timeout=ERROR_PAGE_WAIT)
+    except PlaywrightError:
+        pass
 
 
 @handler(NavigateBack)
