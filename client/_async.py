@@ -20,14 +20,26 @@ __all__ = ["AsyncBrowserClient", "AsyncPendingCall"]
 
 
 class AsyncPendingCall:
+    """A published call; `result()` waits for the worker's answer, and resends the call once,
+    to whichever worker the session moves to, if its worker dies meanwhile."""
+
     def __init__(self, client: AsyncBrowserClient, call: Prepared, msg: Message) -> None:
         self._client, self._call, self._msg = client, call, msg
-        self.task_id = msg.task_id
+
+    @property
+    def task_id(self) -> str:
+        return self._msg.task_id
 
     async def result(self) -> ToolResult:
+        deadline = time.monotonic() + self._call.timeout
+        r = self._client._redis
         with broker_errors(self._call.session, self._call.tool):
-            raw = await self._client._redis.blpop([reply_key(self.task_id)], self._call.timeout)
-        return self._client._finish(raw, self._call, self._msg)
+            while (wait := self._client._wait_slice(deadline)) is not None:
+                if (raw := await r.blpop([reply_key(self.task_id)], wait)) is not None:
+                    return self._client._finish(raw, self._call, self._msg)
+                if self._client._lost(self._msg, await r.hget(keys.worker(self._msg.route.worker), "boot")):
+                    self._msg = await self._client._resend(self._call, self._msg)
+        return self._client._finish(None, self._call, self._msg)
 
 
 class AsyncBrowserClient(BaseClient):
@@ -101,6 +113,12 @@ class AsyncBrowserClient(BaseClient):
         return route
 
     async def _send(self, call: Prepared, route: Route, name: str | None = None) -> AsyncPendingCall:
-        msg = self._message(call, route, name)
+        return AsyncPendingCall(self, call, await self._publish(call, route, name))
+
+    async def _resend(self, call: Prepared, lost: Message) -> Message:
+        return await self._publish(call, await self._route(call.session), lost.name, attempt=2)
+
+    async def _publish(self, call: Prepared, route: Route, name: str | None, attempt: int = 1) -> Message:
+        msg = self._message(call, route, name, attempt)
         await asyncio.to_thread(self._celery.send_task, msg.name, **self._publish_options(msg, call))
-        return AsyncPendingCall(self, call, msg)
+        return msg

@@ -28,6 +28,11 @@ from .tools import validate_call
 __all__ = ["BaseClient", "Prepared", "Message", "broker_errors", "CAPACITY_POLL"]
 
 CAPACITY_POLL = 0.05
+LOSS_POLL = 1.0
+EXPIRED_NOTICE = (
+    "The previous browser session with this id was closed after being idle; "
+    "this is a fresh session (cookies, tabs and page state start empty)."
+)
 
 
 @dataclass
@@ -48,6 +53,7 @@ class Message:
     name: str
     queue: Queue
     kwargs: dict[str, Any]
+    route: Route
     sent_at: float = field(default_factory=time.time)
 
 
@@ -83,17 +89,30 @@ class BaseClient:
             raise no_capacity(session, waited)
         return None
 
-    def _message(self, call: Prepared, route: Route, name: str | None = None) -> Message:
+    def _message(self, call: Prepared, route: Route, name: str | None = None, attempt: int = 1) -> Message:
         payload = TaskPayload(
             tool=call.tool, session=call.session, args=call.args,
-            seq=route.seq, base=route.base, sent_at=time.time(),
+            seq=route.seq, base=route.base, sent_at=time.time(), attempt=attempt,
         )
         return Message(
             task_id=str(uuid.uuid4()),
             name=name or task_name(call.tool),
             queue=Queue(queue_name(route.worker)),
             kwargs=payload.model_dump(),
+            route=route,
         )
+
+    @staticmethod
+    def _wait_slice(deadline: float) -> float | None:
+        """How long the next blocking read may take; None once the deadline has passed."""
+        left = deadline - time.monotonic()
+        return min(LOSS_POLL, left) if left > 0 else None
+
+    @staticmethod
+    def _lost(msg: Message, boot: Any) -> bool:
+        """The worker holding this call stopped beating or restarted, and it was not resent yet."""
+        current = boot.decode() if isinstance(boot, bytes) else boot
+        return msg.kwargs["attempt"] == 1 and current != msg.route.boot
 
     def _publish_options(self, msg: Message, call: Prepared) -> dict[str, Any]:
         return {
@@ -113,6 +132,9 @@ class BaseClient:
             )
         result = ToolResult.model_validate_json(raw[1] if isinstance(raw, (list, tuple)) else raw)
         result.timings.total = round((time.time() - msg.sent_at) * 1000, 2)
+        if msg.route.status is RouteStatus.expired:
+            result.notice = EXPIRED_NOTICE
+            result.text = f"Note: {EXPIRED_NOTICE}\n{result.text}"
         return result
 
 

@@ -19,16 +19,26 @@ __all__ = ["BrowserClient", "PendingCall"]
 
 
 class PendingCall:
-    """A published call; `result()` blocks until the worker answers."""
+    """A published call; `result()` waits for the worker's answer, and resends the call once,
+    to whichever worker the session moves to, if its worker dies meanwhile."""
 
     def __init__(self, client: BrowserClient, call: Prepared, msg: Message) -> None:
         self._client, self._call, self._msg = client, call, msg
-        self.task_id = msg.task_id
+
+    @property
+    def task_id(self) -> str:
+        return self._msg.task_id
 
     def result(self) -> ToolResult:
+        deadline = time.monotonic() + self._call.timeout
+        r = self._client._redis
         with broker_errors(self._call.session, self._call.tool):
-            raw = self._client._redis.blpop([reply_key(self.task_id)], self._call.timeout)
-        return self._client._finish(raw, self._call, self._msg)
+            while (wait := self._client._wait_slice(deadline)) is not None:
+                if (raw := r.blpop([reply_key(self.task_id)], wait)) is not None:
+                    return self._client._finish(raw, self._call, self._msg)
+                if self._client._lost(self._msg, r.hget(keys.worker(self._msg.route.worker), "boot")):
+                    self._msg = self._client._resend(self._call, self._msg)
+        return self._client._finish(None, self._call, self._msg)
 
 
 class BrowserClient(BaseClient):
@@ -104,6 +114,12 @@ class BrowserClient(BaseClient):
         return route
 
     def _send(self, call: Prepared, route: Route, name: str | None = None) -> PendingCall:
-        msg = self._message(call, route, name)
+        return PendingCall(self, call, self._publish(call, route, name))
+
+    def _resend(self, call: Prepared, lost: Message) -> Message:
+        return self._publish(call, self._route(call.session), lost.name, attempt=2)
+
+    def _publish(self, call: Prepared, route: Route, name: str | None, attempt: int = 1) -> Message:
+        msg = self._message(call, route, name, attempt)
         self._celery.send_task(msg.name, **self._publish_options(msg, call))
-        return PendingCall(self, call, msg)
+        return msg

@@ -55,3 +55,4 @@ class TaskPayload(BaseModel):
     seq: int = Field(0, ge=0, description="Position in the session's order; 0 = unordered")
     base: int = Field(0, ge=0, description="First seq the owning worker will see")
     sent_at: float = Field(0.0, ge=0, description="Client clock at publish, epoch seconds")
+    attempt: int = Field(1, ge=1, le=2, description="2 when resent after the worker was lost")

@@ -41,6 +41,7 @@ class ToolResult(BaseModel):
     error: ErrorInfo | None = None
     retried: bool = False
     recovered: Literal["browser_crash", "worker_lost"] | None = None
+    notice: str | None = Field(None, description="Something the caller should know, e.g. a fresh session")
     timings: Timings = Field(default_factory=Timings)
 
     def raise_for_error(self) -> ToolResult:

@@ -6,6 +6,8 @@ Keys (all under `bq:`):
     worker:<name>:sessions  SET   sessions pinned to that worker (its load)
     session:<id>            HASH  worker, seq (last issued), base (first seq on that worker)
     sessions                SET   every known session
+    expired:<id>            STR   tombstone of a session closed for idleness (its next call is told)
+    lastbeat                ZSET  worker -> last heartbeat time, for sweeping long-dead workers
     waiting / waiting:seen  ZSET  new sessions waiting for capacity: arrival / last poll (ms)
 
 One Lua script routes a call: it keeps a session on its live worker, or claims the least-loaded
@@ -49,6 +51,11 @@ class keys:
     workers = PREFIX + "workers"
     sessions = PREFIX + "sessions"
     waiting = PREFIX + "waiting"
+    last_beat = PREFIX + "lastbeat"
+
+    @staticmethod
+    def expired(sid: str) -> str:
+        return f"{PREFIX}expired:{sid}"
 
     @staticmethod
     def worker(name: str) -> str:
@@ -69,9 +76,10 @@ local skey = p .. 'session:' .. sid
 local owner = redis.call('HGET', skey, 'worker')
 if owner and redis.call('EXISTS', p .. 'worker:' .. owner) == 1 then
   local seq = redis.call('HINCRBY', skey, 'seq', 1)
-  return {owner, seq, tonumber(redis.call('HGET', skey, 'base')), 'pinned'}
+  local boot = redis.call('HGET', p .. 'worker:' .. owner, 'boot') or ''
+  return {owner, seq, tonumber(redis.call('HGET', skey, 'base')), 'pinned', boot}
 end
-if not claim then return {'', 0, 0, owner and 'orphaned' or 'unknown'} end
+if not claim then return {'', 0, 0, owner and 'orphaned' or 'unknown', ''} end
 
 local wq, seen = p .. 'waiting', p .. 'waiting:seen'
 for _, stale in ipairs(redis.call('ZRANGEBYSCORE', seen, '-inf', now - 3000)) do
@@ -90,13 +98,13 @@ for _, name in ipairs(redis.call('SMEMBERS', p .. 'workers')) do
     end
   end
 end
-if live == 0 then return {'', 0, 0, 'no_workers'} end
+if live == 0 then return {'', 0, 0, 'no_workers', ''} end
 
 local ahead = redis.call('ZRANK', wq, sid) or redis.call('ZCARD', wq)
 if not best or free <= ahead then
   redis.call('ZADD', wq, 'NX', now, sid)
   redis.call('ZADD', seen, now, sid)
-  return {'', 0, 0, 'no_capacity'}
+  return {'', 0, 0, 'no_capacity', ''}
 end
 redis.call('ZREM', wq, sid); redis.call('ZREM', seen, sid)
 if owner then redis.call('SREM', p .. 'worker:' .. owner .. ':sessions', sid) end
@@ -105,7 +113,9 @@ redis.call('SADD', p .. 'sessions', sid)
 local seq = redis.call('HINCRBY', skey, 'seq', 1)
 redis.call('HSET', skey, 'worker', best, 'base', seq)
 redis.call('HSETNX', skey, 'created', now)
-return {best, seq, seq, owner and 'moved' or 'new'}
+local status = owner and 'moved' or 'new'
+if redis.call('DEL', p .. 'expired:' .. sid) == 1 and not owner then status = 'expired' end
+return {best, seq, seq, status, redis.call('HGET', p .. 'worker:' .. best, 'boot') or ''}
 """
 
 CLOSE_SCRIPT = """
@@ -125,6 +135,7 @@ class RouteStatus(str, Enum):
     pinned = "pinned"
     new = "new"
     moved = "moved"
+    expired = "expired"
     unknown = "unknown"
     orphaned = "orphaned"
     no_workers = "no_workers"
@@ -137,6 +148,7 @@ class Route:
     seq: int
     base: int
     status: RouteStatus
+    boot: str = ""
 
 
 def route_args(session: str, claim: bool = True) -> list[Any]:
@@ -145,8 +157,8 @@ def route_args(session: str, claim: bool = True) -> list[Any]:
 
 def parse_route(raw: list[Any], session: str) -> Route:
     """The script's reply as a Route; NoWorkers at once when nobody heartbeats."""
-    worker, seq, base, status = (_text(v) for v in raw)
-    route = Route(worker, int(seq), int(base), RouteStatus(status))
+    worker, seq, base, status, boot = (_text(v) for v in raw)
+    route = Route(worker, int(seq), int(base), RouteStatus(status), boot)
     if route.status is RouteStatus.no_workers:
         raise NoWorkers(
             "no live browserq worker: start one with `browserq worker` or `browserq up`",

@@ -20,6 +20,10 @@ def create_app(runtime: Runtime) -> Celery:
     app = make_celery(runtime.settings)
     register_tasks(app, runtime)
 
+    @signals.worker_init.connect(weak=False)
+    def _init(**_: object) -> None:
+        runtime.prepare()
+
     @signals.worker_ready.connect(weak=False)
     def _ready(**_: object) -> None:
         runtime.start()

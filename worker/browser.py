@@ -140,6 +140,25 @@ class BrowserHost:
         for callback in self.on_disconnect:
             callback()
 
+    @property
+    def connected(self) -> bool:
+        return self._ready and self._browser is not None and self._browser.is_connected()
+
+    async def discard(self) -> None:
+        """Give up on the current browser (dead, or about to be found dead): the next `browser()`
+        relaunches. Concurrent callers share that one relaunch through the lock."""
+        async with self._lock:
+            browser, self._browser, self._ready, self.pid = self._browser, None, False, None
+            if self.state is not BrowserState.closed:
+                self.state = BrowserState.crashed
+        if browser is not None:
+            for callback in self.on_disconnect:
+                callback()
+            try:
+                await asyncio.wait_for(browser.close(), 5)
+            except Exception:  # noqa: BLE001 - it is already dead
+                pass
+
     async def close(self) -> None:
         async with self._lock:
             browser, self._browser, self._ready = self._browser, None, False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["HandlerError", "StaleRef", "BadInput"]
+__all__ = ["HandlerError", "StaleRef", "BadInput", "BrowserCrashed", "StaleTask", "Retried"]
 
 
 class HandlerError(Exception):
@@ -22,3 +22,24 @@ class StaleRef(HandlerError):
 
 class BadInput(HandlerError):
     type = "invalid_input"
+
+
+class BrowserCrashed(HandlerError):
+    """Chromium or the tab's renderer died under the task: recover and retry once."""
+
+    type = "browser_crashed"
+
+
+class StaleTask(HandlerError):
+    """A copy of a task for a session this worker does not own (it moved): never run."""
+
+    type = "stale_task"
+
+
+class Retried(Exception):
+    """The retry after a recovery failed too: carries the final error and what was recovered."""
+
+    def __init__(self, error: BaseException, recovered: str) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.recovered = recovered

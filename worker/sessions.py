@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from playwright.async_api import BrowserContext, Page, Request
 
 from .browser import BrowserHost
+from .checkpoints import Checkpoint, CheckpointStore, Flusher, restore
 
 __all__ = ["Turns", "PageState", "BrowserSession", "SessionManager", "GAP_TIMEOUT"]
 
@@ -31,6 +32,10 @@ class Turns:
         self._busy = False
         self._waiting: set[int] = set()
         self._cond = asyncio.Condition()
+
+    @property
+    def busy(self) -> bool:
+        return self._busy or bool(self._waiting)
 
     def _may_run(self, seq: int) -> bool:
         return not self._busy and (seq == 0 or seq <= self.next)
@@ -71,13 +76,18 @@ class PageState:
     navigations: int = 0
     snapshot: int = 0
     snapshot_navigations: int = -1
+    crashed: bool = False
 
     def __post_init__(self) -> None:
         self.page.on("request", self._on_request)
+        self.page.on("crash", self._on_crash)
 
     def _on_request(self, request: Request) -> None:
         if request.is_navigation_request() and request.frame == self.page.main_frame:
             self.navigations += 1
+
+    def _on_crash(self, _: Page) -> None:
+        self.crashed = True
 
 
 @dataclass
@@ -88,20 +98,55 @@ class BrowserSession:
     tabs: list[PageState] = field(default_factory=list)
     active: int = 0
     snapshots: int = 0
+    viewport: dict[str, int] | None = None
+    proxy: dict[str, str] | None = None
+    checkpoint: Checkpoint | None = None
+    flusher: Flusher | None = None
     created: float = field(default_factory=time.time)
     last_used: float = field(default_factory=time.time)
 
     async def tab(self, host: BrowserHost) -> PageState:
-        """The active tab, opening the context and a first tab when there are none."""
+        """The active tab; the context is rebuilt from the checkpoint when there is none."""
         if self.context is None:
-            self.context = await (await host.browser()).new_context()
+            self.tabs, self.active = [], 0
+            self.context = await restore(await host.browser(), self.checkpoint, self)
         if not self.tabs:
-            self.tabs.append(PageState(await self.context.new_page()))
+            self.add_tab(await self.context.new_page())
             self.active = 0
         return self.tabs[self.active]
 
+    def add_tab(self, page: Page) -> PageState:
+        state = PageState(page)
+        self.tabs.append(state)
+        page.on("close", lambda _: self._tab_closed(state))
+        return state
+
+    def _tab_closed(self, state: PageState) -> None:
+        if state in self.tabs:
+            index = self.tabs.index(state)
+            self.tabs.remove(state)
+            if self.active >= index:
+                self.active = max(0, self.active - 1)
+
+    @property
+    def crashed(self) -> bool:
+        return any(t.crashed for t in self.tabs)
+
+    def changed(self) -> None:
+        if self.flusher is not None:
+            self.flusher.mark()
+
+    async def drop_context(self) -> None:
+        """Forget a broken context (closing it if the browser still answers)."""
+        context, self.context, self.tabs, self.active = self.context, None, [], 0
+        if context is not None:
+            try:
+                await context.close()
+            except Exception:  # noqa: BLE001 - it is broken; that is why it goes
+                pass
+
     def forget_browser(self) -> None:
-        """The browser died: its context and pages are gone; the next task opens fresh ones."""
+        """The browser died: its context and pages are gone; the next task rebuilds them."""
         self.context, self.tabs, self.active = None, [], 0
 
     async def close(self) -> None:
@@ -113,30 +158,45 @@ class BrowserSession:
 class SessionManager:
     """The sessions on this worker. Lives on the browser loop."""
 
-    def __init__(self, host: BrowserHost) -> None:
+    def __init__(self, host: BrowserHost, store: CheckpointStore) -> None:
         self.host = host
+        self.store = store
         self.sessions: dict[str, BrowserSession] = {}
         host.on_disconnect.append(self._browser_lost)
 
-    def obtain(self, sid: str, base: int) -> BrowserSession:
-        session = self.sessions.get(sid)
-        if session is None:
-            session = self.sessions[sid] = BrowserSession(sid, Turns(max(base, 1)))
-        session.last_used = time.time()
+    def get(self, sid: str) -> BrowserSession | None:
+        return self.sessions.get(sid)
+
+    def create(self, sid: str, base: int, checkpoint: Checkpoint | None) -> BrowserSession:
+        session = BrowserSession(sid, Turns(max(base, 1)), checkpoint=checkpoint)
+        session.flusher = Flusher(session, self.store)
+        self.sessions[sid] = session
         return session
 
     async def close(self, sid: str) -> bool:
         session = self.sessions.pop(sid, None)
         if session is not None:
             await session.close()
+        await self.store.delete(sid)
         return session is not None
 
+    def idle(self, timeout: float) -> list[str]:
+        cutoff = time.time() - timeout
+        return [sid for sid, s in self.sessions.items() if s.last_used < cutoff and not s.turns.busy]
+
+    async def checkpoint_all(self) -> None:
+        for session in list(self.sessions.values()):
+            if session.flusher is not None and session.context is not None:
+                await session.flusher.settle()
+                await session.flusher.flush()
+
     async def close_all(self) -> None:
-        for sid in list(self.sessions):
+        for sid, session in list(self.sessions.items()):
             try:
-                await self.close(sid)
+                await session.close()
             except Exception:  # noqa: BLE001 - keep closing the others
                 log.exception("closing session %s", sid)
+        self.sessions.clear()
 
     def _browser_lost(self) -> None:
         for session in self.sessions.values():

@@ -22,7 +22,7 @@ from client.results import ToolResult
 from client.tools import TOOLS, validate_call
 from client.tools.catalogue import describe_validation_error
 
-from .errors import HandlerError
+from .errors import HandlerError, Retried
 from .runtime import Runtime
 
 __all__ = ["register_tasks", "CLOSE_TASK"]
@@ -68,19 +68,33 @@ def execute(runtime: Runtime, tool: str | None, args: tuple, kwargs: dict) -> To
     try:
         payload, model = parse(tool, args, kwargs, runtime.settings.caps)
         return runtime.call(payload, model)
-    except InvalidInput as exc:
-        return ToolResult.failure(raw_tool, raw_session, "invalid_input", exc.message, exc.field)
-    except HandlerError as exc:
-        return ToolResult.failure(raw_tool, raw_session, exc.type, exc.message, exc.field)
-    except PlaywrightTimeout as exc:
-        return ToolResult.failure(raw_tool, raw_session, "timeout", _first_lines(exc))
-    except PlaywrightError as exc:
-        return ToolResult.failure(raw_tool, raw_session, "browser_error", _first_lines(exc))
-    except (TimeoutError, concurrent.futures.TimeoutError):
-        return ToolResult.failure(raw_tool, raw_session, "timeout", "the action did not finish in time")
+    except Retried as retried:
+        result = as_failure(retried.error, raw_tool, raw_session)
+        result.retried, result.recovered = True, retried.recovered  # type: ignore[assignment]
+        return result
     except Exception as exc:  # noqa: BLE001 - the boundary: nothing escapes
-        log.exception("unexpected error in %s", raw_tool)
-        return ToolResult.failure(raw_tool, raw_session, "internal", f"{type(exc).__name__}: {exc}")
+        return as_failure(exc, raw_tool, raw_session)
+
+
+def as_failure(exc: BaseException, raw_tool: str, raw_session: str) -> ToolResult:
+    """An exception as a result whose error a model can act on."""
+    kind, message, field = classify(exc)
+    return ToolResult.failure(raw_tool, raw_session, kind, message, field)
+
+
+def classify(exc: BaseException) -> tuple[str, str, str | None]:
+    if isinstance(exc, InvalidInput):
+        return "invalid_input", exc.message, exc.field
+    if isinstance(exc, HandlerError):
+        return exc.type, exc.message, exc.field
+    if isinstance(exc, PlaywrightTimeout):
+        return "timeout", _first_lines(exc), None
+    if isinstance(exc, PlaywrightError):
+        return "browser_error", _first_lines(exc), None
+    if isinstance(exc, (TimeoutError, concurrent.futures.TimeoutError)):
+        return "timeout", "the action did not finish in time", None
+    log.error("unexpected error", exc_info=exc)
+    return "internal", f"{type(exc).__name__}: {exc}", None
 
 
 def parse(tool: str | None, args: tuple, kwargs: dict, caps: list[str]) -> tuple[TaskPayload, Any]:
