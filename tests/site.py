@@ -57,6 +57,9 @@ class FixtureSite:
             body = f"<title>cookies: {names}</title><pre id='c'>{names}</pre>"
         elif parts.path == "/submitted":
             body = f"<title>Results for {query.get('q', '')}</title><p>found</p>"
+        elif parts.path.startswith("/hit/"):
+            time.sleep(float(query.get("s", "0")))
+            body = f"<title>hit {self.hits[parts.path]}</title>counted"
         elif parts.path == "/slow":
             time.sleep(float(query.get("s", "1")))
             body = "<title>Slow</title>done"

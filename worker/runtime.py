@@ -83,33 +83,45 @@ class Runtime:
         return future.result(timeout=2 * limit + self.settings.result_timeout)
 
     async def _execute(self, payload: TaskPayload, model: Tool | None) -> ToolResult:
-        session, moved_in = await self._session_for(payload)
-        async with session.turns.turn(payload.seq):
+        session = await self._session_for(payload)
+        await session.turns.acquire(payload.seq)
+        try:
             started = time.time()
             if model is None:
-                done = Done(Outcome(f"Session {payload.session} closed", await self._close(payload.session)), None)
+                closed = await self._close(payload.session)
+                done = Done(Outcome(f"Session {payload.session} closed", closed), None)
             else:
                 done = await self._run_tool(session, model)
-                if model.changes_state or done.recovered:
-                    session.changed()
             session.last_used = finished = time.time()
-        recovered = done.recovered or ("worker_lost" if moved_in else None)
+        except BaseException:
+            await session.turns.release(payload.seq)
+            raise
+        if model is not None and (model.changes_state or done.recovered):
+            asyncio.get_running_loop().create_task(self.sessions.refresh(session, payload.seq))
+        else:
+            await session.turns.release(payload.seq)
+        return self._result(payload, done, session, started, finished)
+
+    def _result(self, payload: TaskPayload, done: Done, session: BrowserSession,
+                started: float, finished: float) -> ToolResult:
+        outcome = done.outcome
         return ToolResult(
             ok=True, tool=payload.tool, session=payload.session, worker=self.name,
-            data=done.outcome.data, text=done.outcome.text, images=done.outcome.images,
-            retried=done.recovered is not None or payload.attempt > 1, recovered=recovered,
+            data=outcome.data, text=outcome.text, images=outcome.images,
+            retried=done.recovered is not None or payload.attempt > 1,
+            recovered=done.recovered or session.take_recovery(),
             timings=Timings(
                 queued=round(max(0.0, started - payload.sent_at) * 1000, 2) if payload.sent_at else 0.0,
                 executed=round((finished - started) * 1000, 2),
             ),
         )
 
-    async def _session_for(self, payload: TaskPayload) -> tuple[BrowserSession, bool]:
+    async def _session_for(self, payload: TaskPayload) -> BrowserSession:
         """The local session; or, on its first task here, one adopted after a fencing check
         (a stale copy of a task for a session that has since moved is refused, never run)."""
         session = self.sessions.get(payload.session)
         if session is not None:
-            return session, False
+            return session
         owner, base = await self.registry.owner(payload.session)
         if owner != self.name or base != payload.base:
             raise StaleTask(
@@ -118,9 +130,9 @@ class Runtime:
             )
         session = self.sessions.get(payload.session)  # another task may have adopted it meanwhile
         if session is not None:
-            return session, False
+            return session
         checkpoint = await self.checkpoints.load(payload.session)
-        return self.sessions.create(payload.session, payload.base, checkpoint), checkpoint is not None
+        return self.sessions.create(payload.session, payload.base, checkpoint)
 
     async def _run_tool(self, session: BrowserSession, model: Tool) -> Done:
         try:
@@ -133,7 +145,9 @@ class Runtime:
                         session.id, model.name)
         try:
             await self._recover(session)
-            return Done(await self._attempt(session, model), "browser_crash")
+            outcome = await self._attempt(session, model)
+            session.take_recovery()  # this result already says so
+            return Done(outcome, "browser_crash")
         except Exception as exc:
             if is_crash(exc, session):
                 exc = BrowserCrashed(f"the browser crashed again while retrying {model.name}: {exc}")

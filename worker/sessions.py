@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from playwright.async_api import BrowserContext, Page, Request
 
 from .browser import BrowserHost
-from .checkpoints import Checkpoint, CheckpointStore, Flusher, restore
+from .checkpoints import Checkpoint, CheckpointStore, refresh, restore
 
 __all__ = ["Turns", "PageState", "BrowserSession", "SessionManager", "GAP_TIMEOUT"]
 
@@ -49,8 +49,8 @@ class Turns:
                     log.warning("seq %s waited %.0fs for seq %s; skipping the gap", seq, GAP_TIMEOUT, self.next)
                     self.next = seq
 
-    @asynccontextmanager
-    async def turn(self, seq: int) -> AsyncIterator[None]:
+    async def acquire(self, seq: int) -> None:
+        """Wait for this task's turn: all lower sequence numbers done (or given up on)."""
         async with self._cond:
             if seq:
                 self._waiting.add(seq)
@@ -59,13 +59,20 @@ class Turns:
             finally:
                 self._waiting.discard(seq)
             self._busy = True
+
+    async def release(self, seq: int) -> None:
+        async with self._cond:
+            self._busy = False
+            self.next = max(self.next, seq + 1)
+            self._cond.notify_all()
+
+    @asynccontextmanager
+    async def turn(self, seq: int) -> AsyncIterator[None]:
+        await self.acquire(seq)
         try:
             yield
         finally:
-            async with self._cond:
-                self._busy = False
-                self.next = max(self.next, seq + 1)
-                self._cond.notify_all()
+            await self.release(seq)
 
 
 @dataclass
@@ -77,10 +84,12 @@ class PageState:
     snapshot: int = 0
     snapshot_navigations: int = -1
     crashed: bool = False
+    closed: bool = False
 
     def __post_init__(self) -> None:
         self.page.on("request", self._on_request)
         self.page.on("crash", self._on_crash)
+        self.page.on("close", self._on_close)
 
     def _on_request(self, request: Request) -> None:
         if request.is_navigation_request() and request.frame == self.page.main_frame:
@@ -88,6 +97,9 @@ class PageState:
 
     def _on_crash(self, _: Page) -> None:
         self.crashed = True
+
+    def _on_close(self, _: Page) -> None:
+        self.closed = True
 
 
 @dataclass
@@ -101,7 +113,7 @@ class BrowserSession:
     viewport: dict[str, int] | None = None
     proxy: dict[str, str] | None = None
     checkpoint: Checkpoint | None = None
-    flusher: Flusher | None = None
+    recovery: str | None = None
     created: float = field(default_factory=time.time)
     last_used: float = field(default_factory=time.time)
 
@@ -110,6 +122,7 @@ class BrowserSession:
         if self.context is None:
             self.tabs, self.active = [], 0
             self.context = await restore(await host.browser(), self.checkpoint, self)
+        self.prune()
         if not self.tabs:
             self.add_tab(await self.context.new_page())
             self.active = 0
@@ -118,23 +131,19 @@ class BrowserSession:
     def add_tab(self, page: Page) -> PageState:
         state = PageState(page)
         self.tabs.append(state)
-        page.on("close", lambda _: self._tab_closed(state))
         return state
 
-    def _tab_closed(self, state: PageState) -> None:
-        if state in self.tabs:
-            index = self.tabs.index(state)
-            self.tabs.remove(state)
-            if self.active >= index:
-                self.active = max(0, self.active - 1)
+    def prune(self) -> None:
+        """Drop tabs the page closed itself. Done lazily, at the start of a task: when the whole
+        browser dies its pages report closed too, and those must stay in the checkpoint."""
+        if any(t.closed for t in self.tabs):
+            current = self.tabs[self.active] if self.active < len(self.tabs) else None
+            self.tabs = [t for t in self.tabs if not t.closed]
+            self.active = self.tabs.index(current) if current in self.tabs else max(0, len(self.tabs) - 1)
 
     @property
     def crashed(self) -> bool:
         return any(t.crashed for t in self.tabs)
-
-    def changed(self) -> None:
-        if self.flusher is not None:
-            self.flusher.mark()
 
     async def drop_context(self) -> None:
         """Forget a broken context (closing it if the browser still answers)."""
@@ -147,7 +156,14 @@ class BrowserSession:
 
     def forget_browser(self) -> None:
         """The browser died: its context and pages are gone; the next task rebuilds them."""
+        if self.context is not None:
+            self.recovery = "browser_crash"
         self.context, self.tabs, self.active = None, [], 0
+
+    def take_recovery(self) -> str | None:
+        """What this session was rebuilt from since the last result said so (said once)."""
+        recovery, self.recovery = self.recovery, None
+        return recovery
 
     async def close(self) -> None:
         context, self.context, self.tabs = self.context, None, []
@@ -168,8 +184,8 @@ class SessionManager:
         return self.sessions.get(sid)
 
     def create(self, sid: str, base: int, checkpoint: Checkpoint | None) -> BrowserSession:
-        session = BrowserSession(sid, Turns(max(base, 1)), checkpoint=checkpoint)
-        session.flusher = Flusher(session, self.store)
+        session = BrowserSession(sid, Turns(max(base, 1)), checkpoint=checkpoint,
+                                 recovery="worker_lost" if checkpoint else None)
         self.sessions[sid] = session
         return session
 
@@ -184,11 +200,17 @@ class SessionManager:
         cutoff = time.time() - timeout
         return [sid for sid, s in self.sessions.items() if s.last_used < cutoff and not s.turns.busy]
 
+    async def refresh(self, session: BrowserSession, seq: int) -> None:
+        """Checkpoint after a state-changing task, then let the session's next task run."""
+        try:
+            await refresh(session, self.store)
+        finally:
+            await session.turns.release(seq)
+
     async def checkpoint_all(self) -> None:
         for session in list(self.sessions.values()):
-            if session.flusher is not None and session.context is not None:
-                await session.flusher.settle()
-                await session.flusher.flush()
+            async with session.turns.turn(0):
+                await refresh(session, self.store)
 
     async def close_all(self) -> None:
         for sid, session in list(self.sessions.items()):
