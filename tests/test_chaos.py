@@ -7,6 +7,7 @@ import os
 import signal
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -85,7 +86,7 @@ def test_ten_chromium_kills_over_300_tasks_lose_nothing(
     for sid in sids:
         prime(client, site, sid)
     owners = {s.id: s.worker for s in client.sessions()}
-    done = [0]
+    since_kill: Counter[str] = Counter()  # tasks each worker finished since its last kill
     failures: list[str] = []
     lock = threading.Lock()
 
@@ -100,20 +101,20 @@ def test_ten_chromium_kills_over_300_tasks_lose_nothing(
             if not r.ok:
                 failures.append(f"{sid} task {i}: {r.error}")
             with lock:
-                done[0] += 1
+                since_kill[owners[sid]] += 1
         return 60
 
     kills = []
     with ThreadPoolExecutor(5) as pool:
         futures = [pool.submit(run, sid) for sid in sids]
-        for k in range(10):
-            wait_until(lambda: done[0] >= 25 * (k + 1) or all(f.done() for f in futures), 120, "progress")
-            if all(f.done() for f in futures):
-                break
-            victim = next(p for p in fleet if p.name == owners[sids[k % 5]])
+        for _ in range(10):
+            # a kill lands on a browser that is up and serving, not on one still recovering
+            wait_until(lambda: max(since_kill.values(), default=0) >= 8, 120, "progress")
+            victim = next(p for p in fleet if since_kill[p.name] >= 8)
             kills.append(kill_browser(victim.name, victim.pid))
+            since_kill[victim.name] = 0
         assert sum(f.result() for f in futures) == 300
-    assert len(kills) == 10, f"only {len(kills)} kills happened"
+    assert len(set(kills)) == 10
     assert failures == []
 
 
@@ -219,11 +220,10 @@ def test_idle_sessions_expire_free_capacity_and_restart_fresh(
         assert [w.sessions for w in c.workers()] == [1]
         wait_until(lambda: [w.sessions for w in c.workers()] == [0], 30, "the idle session to expire")
         assert c.sessions() == []
-        r = c.call("browser_evaluate", {"function": STATE}, session="sleepy")
-        assert r.ok and r.notice and "fresh" in r.text
-        assert r.data == ["", None, "blank"]
-        again = c.call("browser_evaluate", {"function": "() => 1"}, session="sleepy")
-        assert again.notice is None
+        r = c.call("browser_evaluate", {"function": "() => location.href"}, session="sleepy")
+        assert r.ok and r.notice and "fresh" in r.text and r.data == "about:blank"
+        again = c.call("browser_navigate", {"url": site.url + "/cookies"}, session="sleepy")
+        assert again.data["title"] == "cookies: none" and again.notice is None
         c.close()
     finally:
         idle.stop()

@@ -23,7 +23,7 @@ from playwright.async_api import Browser, Playwright, async_playwright
 
 from client.settings import Settings
 
-__all__ = ["BrowserHost", "BrowserState", "detect_browser", "launch_args", "find_pid"]
+__all__ = ["BrowserHost", "BrowserState", "BrowserDied", "detect_browser", "launch_args", "find_pid"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -38,6 +38,10 @@ QUIET_FLAGS = (
     "--disable-quic",
     "--disable-dev-shm-usage",
 )
+
+
+class BrowserDied(Exception):
+    """The browser disconnected while a guarded call was running."""
 
 
 class BrowserState(str, Enum):
@@ -84,6 +88,7 @@ class BrowserHost:
         self.binary = detect_browser(settings.browser_bin)
         self.launches = 0
         self.on_disconnect: list[Callable[[], None]] = []
+        self._death_watchers: set[asyncio.Future[None]] = set()
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._ready = False
@@ -137,27 +142,45 @@ class BrowserHost:
         if self.state is not BrowserState.closed:
             self.state = BrowserState.crashed
             log.warning("browser disconnected; the next task relaunches it")
+        self._lost()
+
+    def _lost(self) -> None:
         for callback in self.on_disconnect:
             callback()
+        for watcher in self._death_watchers:
+            if not watcher.done():
+                watcher.set_result(None)
+        self._death_watchers.clear()
 
-    @property
-    def connected(self) -> bool:
-        return self._ready and self._browser is not None and self._browser.is_connected()
+    async def guard(self, work: Coroutine[Any, Any, T], timeout: float) -> T:
+        """Run browser work, but give up the moment the browser dies: Playwright can leave a
+        call pending forever when Chromium is killed under it (a goto, say)."""
+        death: asyncio.Future[None] = self.loop.create_future()
+        self._death_watchers.add(death)
+        task = asyncio.ensure_future(asyncio.wait_for(work, timeout))
+        try:
+            await asyncio.wait({task, death}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self._death_watchers.discard(death)
+        if task.done():
+            return task.result()
+        task.cancel()
+        raise BrowserDied("the browser died under this call")
 
-    async def discard(self) -> None:
-        """Give up on the current browser (dead, or about to be found dead): the next `browser()`
-        relaunches. Concurrent callers share that one relaunch through the lock."""
+    async def discard(self, browser: Browser) -> None:
+        """Give up on a browser found dead (perhaps before its `disconnected` event arrived): the
+        next `browser()` relaunches. Only that browser: a task that saw the old one die must not
+        throw away the one another task has just launched."""
         async with self._lock:
-            browser, self._browser, self._ready, self.pid = self._browser, None, False, None
-            if self.state is not BrowserState.closed:
-                self.state = BrowserState.crashed
-        if browser is not None:
-            for callback in self.on_disconnect:
-                callback()
-            try:
-                await asyncio.wait_for(browser.close(), 5)
-            except Exception:  # noqa: BLE001 - it is already dead
-                pass
+            if browser is not self._browser:
+                return
+            self._browser, self._ready, self.pid = None, False, None
+            self.state = BrowserState.crashed
+        self._lost()
+        try:
+            await asyncio.wait_for(browser.close(), 5)
+        except Exception:  # noqa: BLE001 - it is already dead
+            pass
 
     async def close(self) -> None:
         async with self._lock:

@@ -20,7 +20,7 @@ from client.results import Timings, ToolResult
 from client.settings import Settings
 from client.tools import Tool
 
-from .browser import BrowserHost
+from .browser import BrowserDied, BrowserHost
 from .checkpoints import CheckpointStore
 from .errors import BrowserCrashed, Retried, StaleTask
 from .handlers import HANDLERS, Outcome, ToolContext
@@ -43,7 +43,7 @@ CRASH_MARKERS = (
 
 
 def is_crash(exc: BaseException, session: BrowserSession) -> bool:
-    if isinstance(exc, BrowserCrashed):
+    if isinstance(exc, (BrowserCrashed, BrowserDied)):
         return True
     return isinstance(exc, PlaywrightError) and (
         session.crashed or any(marker in exc.message for marker in CRASH_MARKERS)
@@ -154,26 +154,34 @@ class Runtime:
             raise Retried(exc, "browser_crash") from exc
 
     async def _attempt(self, session: BrowserSession, model: Tool) -> Outcome:
+        """The tool once, bounded as a whole: a browser dying under Playwright can leave a call
+        that never settles, and the session's turn must come back."""
+        limit = (model.timeout or self.settings.action_timeout) + GRACE
+        try:
+            return await self.host.guard(self._run_handler(session, model), limit)
+        except BrowserDied:
+            raise BrowserCrashed(f"the browser died during {model.name}") from None
+
+    async def _run_handler(self, session: BrowserSession, model: Tool) -> Outcome:
         tab = await session.tab(self.host)
         if tab.crashed:
             raise BrowserCrashed("the tab's renderer crashed")
-        ctx = ToolContext(session, tab, self.host, self.settings)
-        limit = (model.timeout or self.settings.action_timeout) + GRACE
-        return await asyncio.wait_for(HANDLERS[model.name](ctx, model), limit)
+        return await HANDLERS[model.name](ToolContext(session, tab, self.host, self.settings), model)
 
     async def _recover(self, session: BrowserSession) -> None:
         """One shared relaunch if the browser is gone, then the session from its checkpoint."""
-        await session.drop_context()
+        dead = await session.drop_context()
+        if dead is not None and not dead.is_connected():
+            await self.host.discard(dead)
         for attempt in (1, 2):
-            if not self.host.connected:
-                await self.host.discard()
+            browser = await self.host.browser()
             try:
-                await session.tab(self.host)
+                await self.host.guard(session.tab(self.host), self.settings.action_timeout)
                 return
-            except PlaywrightError as exc:
-                if attempt == 2 or not is_crash(exc, session):
+            except (PlaywrightError, BrowserDied) as exc:
+                if attempt == 2 or not (isinstance(exc, BrowserDied) or is_crash(exc, session)):
                     raise
-                await self.host.discard()
+                await self.host.discard(browser)
 
     async def _close(self, sid: str) -> dict[str, Any]:
         closed = await self.sessions.close(sid)

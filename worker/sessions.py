@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from playwright.async_api import BrowserContext, Page, Request
+from playwright.async_api import Browser, BrowserContext, Page, Request
 
 from .browser import BrowserHost
 from .checkpoints import Checkpoint, CheckpointStore, refresh, restore
@@ -145,14 +145,17 @@ class BrowserSession:
     def crashed(self) -> bool:
         return any(t.crashed for t in self.tabs)
 
-    async def drop_context(self) -> None:
-        """Forget a broken context (closing it if the browser still answers)."""
+    async def drop_context(self) -> Browser | None:
+        """Forget a broken context (closing it if the browser still answers); returns the
+        browser it belonged to, so the caller can tell whether that browser is dead too."""
         context, self.context, self.tabs, self.active = self.context, None, [], 0
-        if context is not None:
-            try:
-                await context.close()
-            except Exception:  # noqa: BLE001 - it is broken; that is why it goes
-                pass
+        if context is None:
+            return None
+        try:
+            await asyncio.wait_for(context.close(), 5)
+        except Exception:  # noqa: BLE001 - it is broken; that is why it goes
+            pass
+        return context.browser
 
     def forget_browser(self) -> None:
         """The browser died: its context and pages are gone; the next task rebuilds them."""
