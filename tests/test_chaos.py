@@ -22,7 +22,7 @@ from client.transport import make_celery, reply_key
 from worker.cluster import RedisServer, WorkerProcess
 
 from .conftest import db_url
-from .procs import browser_pids, chromium_of, kill_browser, wait_until
+from .procs import browser_pids, descendants, kill_browser, renderers_of, still_running, wait_until
 from .site import FixtureSite
 
 STATE = "() => [document.cookie, localStorage.getItem('note'), location.pathname]"
@@ -178,11 +178,13 @@ def test_sigterm_finishes_in_flight_work_and_sessions_resume_elsewhere(
     in_flight = [c.submit("browser_navigate", {"url": f"{site.url}{p}?s=1"}, session=sid)
                  for sid, p in zip(moving, paths)]
     wait_until(lambda: any(site.hits[p] for p in paths), 10, "the slow pages to be requested")
+    tree = descendants(w1.pid)  # the Playwright driver, Chromium and all its children
+    assert [pid for browser in browser_pids(w1.name, w1.pid) for pid in renderers_of(browser)]
     os.kill(w1.pid, signal.SIGTERM)
     finished = [p.result() for p in in_flight]
     assert all(r.ok for r in finished), [r.error for r in finished]
     assert w1.proc.wait(60) == 0
-    assert chromium_of(w1.name, w1.pid) == []
+    wait_until(lambda: still_running(tree) == [], 5, f"the worker's processes to exit: {still_running(tree)}")
     for sid in moving:
         r = c.call("browser_evaluate", {"function": STATE}, session=sid)
         assert r.ok and r.worker == w2.name and r.recovered == "worker_lost"
@@ -236,3 +238,18 @@ def test_idle_sessions_expire_free_capacity_and_restart_fresh(
         c.close()
     finally:
         idle.stop()
+
+
+def test_a_crashed_renderer_is_rebuilt_and_the_task_retried(
+    client: BrowserClient, fleet: list[WorkerProcess], site: FixtureSite
+) -> None:
+    prime(client, site, "renderer-1")
+    owner = next(p for p in fleet if p.name == client.sessions()[0].worker)
+    renderers = [pid for browser in browser_pids(owner.name, owner.pid) for pid in renderers_of(browser)]
+    assert renderers
+    for pid in renderers:
+        os.kill(pid, signal.SIGKILL)
+    r = client.call("browser_evaluate", {"function": STATE}, session="renderer-1")
+    assert r.ok and r.retried and r.recovered == "browser_crash", r.error
+    assert r.data == ["who=renderer-1", "renderer-1", "/page2"]
+    assert browser_pids(owner.name, owner.pid), "a renderer crash must not cost the browser"
