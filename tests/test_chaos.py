@@ -253,3 +253,29 @@ def test_a_crashed_renderer_is_rebuilt_and_the_task_retried(
     assert r.ok and r.retried and r.recovered == "browser_crash", r.error
     assert r.data == ["who=renderer-1", "renderer-1", "/page2"]
     assert browser_pids(owner.name, owner.pid), "a renderer crash must not cost the browser"
+
+
+@pytest.mark.parametrize("pair", [6], indirect=True)
+def test_ctrl_c_to_the_worker_process_group_still_finishes_in_flight_work(
+    pair: tuple[str, list[WorkerProcess]], site: FixtureSite
+) -> None:
+    """A terminal's Ctrl-C reaches the whole group (worker, Playwright's driver); the task that is
+    running must still finish, and nothing of the worker may survive it."""
+    url, (w1, w2) = pair
+    c = BrowserClient(Settings(redis_url=url))
+    sid = next(s for s in (f"ctrlc-{i}" for i in range(4))
+               if c.call("browser_navigate", {"url": site.url + "/"}, session=s).worker == w1.name)
+    tree = descendants(w1.pid)
+    started = f"/hit/{uuid.uuid4()}"
+    slow = c.submit("browser_evaluate", {"function": f"async () => {{ await fetch('{started}'); "
+                                         "await new Promise(r => setTimeout(r, 1500)); return 'finished' }"},
+                    session=sid)
+    wait_until(lambda: site.hits[started] == 1, 10, "the task to start")
+    os.killpg(w1.pid, signal.SIGINT)
+    r = slow.result()
+    assert r.ok and r.data == "finished" and r.worker == w1.name and not r.retried
+    assert w1.proc.wait(60) == 0
+    wait_until(lambda: still_running(tree) == [], 5, "the worker's processes to exit")
+    moved = c.call("browser_evaluate", {"function": "() => location.pathname"}, session=sid)
+    assert moved.ok and moved.worker == w2.name and moved.data == "/"
+    c.close()
