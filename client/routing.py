@@ -184,6 +184,7 @@ class WorkerInfo(BaseModel):
     browser: str = "unknown"
     browser_pid: int | None = None
     launches: int = 0
+    crashes: int = 0
     pid: int | None = None
     host: str = ""
     started: float | None = None
@@ -213,6 +214,7 @@ def parse_workers(names: list[Any], beats: list[dict[Any, Any]], loads: list[int
                 browser=b.get("browser", "unknown"),
                 browser_pid=int(b["browser_pid"]) if b.get("browser_pid") else None,
                 launches=int(b.get("launches", 0)),
+                crashes=int(b.get("crashes", 0)),
                 pid=int(b["pid"]) if "pid" in b else None,
                 host=b.get("host", ""),
                 started=float(b["started"]) if "started" in b else None,
