@@ -97,7 +97,7 @@ class Runtime:
             await session.turns.release(payload.seq)
             raise
         if model is not None and (model.changes_state or done.recovered):
-            asyncio.get_running_loop().create_task(self.sessions.refresh(session, payload.seq))
+            self.sessions.refresh_then_release(session, payload.seq)
         else:
             await session.turns.release(payload.seq)
         return self._result(payload, done, session, started, finished)

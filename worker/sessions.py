@@ -181,6 +181,7 @@ class SessionManager:
         self.host = host
         self.store = store
         self.sessions: dict[str, BrowserSession] = {}
+        self._refreshing: set[asyncio.Task[None]] = set()
         host.on_disconnect.append(self._browser_lost)
 
     def get(self, sid: str) -> BrowserSession | None:
@@ -203,8 +204,14 @@ class SessionManager:
         cutoff = time.time() - timeout
         return [sid for sid, s in self.sessions.items() if s.last_used < cutoff and not s.turns.busy]
 
-    async def refresh(self, session: BrowserSession, seq: int) -> None:
-        """Checkpoint after a state-changing task, then let the session's next task run."""
+    def refresh_then_release(self, session: BrowserSession, seq: int) -> None:
+        """Checkpoint after a state-changing task, then let the session's next task run; in the
+        background, so the task's result does not wait for it."""
+        task = asyncio.get_running_loop().create_task(self._refresh(session, seq))
+        self._refreshing.add(task)
+        task.add_done_callback(self._refreshing.discard)
+
+    async def _refresh(self, session: BrowserSession, seq: int) -> None:
         try:
             await refresh(session, self.store)
         finally:
