@@ -40,7 +40,8 @@ def worker_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def fleet(redis_server: RedisServer, worker_logs: Path) -> Iterator[list[WorkerProcess]]:
     """Two workers shared by the integration tests (db 0)."""
-    procs = [WorkerProcess(redis_server.url, n, log_dir=worker_logs).start() for n in ("w-a", "w-b")]
+    procs = [WorkerProcess(redis_server.url, n, env={"BROWSERQ_CAPS": "vision,pdf"}, log_dir=worker_logs).start()
+             for n in ("w-a", "w-b")]
     try:
         for p in procs:
             p.wait_ready(60)

@@ -166,7 +166,13 @@ class Runtime:
         tab = await session.tab(self.host)
         if tab.crashed:
             raise BrowserCrashed("the tab's renderer crashed")
-        return await HANDLERS[model.name](ToolContext(session, tab, self.host, self.settings), model)
+        ctx = ToolContext(session, tab, self.host, self.settings)
+        dismissed = None if model.name == "browser_handle_dialog" else await tab.settle_dialog()
+        outcome = await HANDLERS[model.name](ctx, model)
+        notes = ([dismissed] if dismissed else []) + await ctx.notes()
+        if notes:
+            outcome.text = "\n".join([outcome.text, *notes])
+        return outcome
 
     async def _recover(self, session: BrowserSession) -> None:
         """One shared relaunch if the browser is gone, then the session from its checkpoint."""

@@ -15,9 +15,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-from playwright.async_api import Browser, BrowserContext, Page, Request
+from playwright.async_api import Browser, BrowserContext, Page
 
 from .browser import BrowserHost
+from .tabs import PageState
 from .checkpoints import Checkpoint, CheckpointStore, refresh, restore
 
 __all__ = ["Turns", "PageState", "BrowserSession", "SessionManager", "GAP_TIMEOUT"]
@@ -76,33 +77,6 @@ class Turns:
 
 
 @dataclass
-class PageState:
-    """What browserq tracks per tab: new-document navigations and the snapshot refs are tied to."""
-
-    page: Page
-    navigations: int = 0
-    snapshot: int = 0
-    snapshot_navigations: int = -1
-    crashed: bool = False
-    closed: bool = False
-
-    def __post_init__(self) -> None:
-        self.page.on("request", self._on_request)
-        self.page.on("crash", self._on_crash)
-        self.page.on("close", self._on_close)
-
-    def _on_request(self, request: Request) -> None:
-        if request.is_navigation_request() and request.frame == self.page.main_frame:
-            self.navigations += 1
-
-    def _on_crash(self, _: Page) -> None:
-        self.crashed = True
-
-    def _on_close(self, _: Page) -> None:
-        self.closed = True
-
-
-@dataclass
 class BrowserSession:
     id: str
     turns: Turns
@@ -122,6 +96,7 @@ class BrowserSession:
         if self.context is None:
             self.tabs, self.active = [], 0
             self.context = await restore(await host.browser(), self.checkpoint, self)
+            self.context.on("page", self.add_tab)
         self.prune()
         if not self.tabs:
             self.add_tab(await self.context.new_page())
@@ -129,6 +104,10 @@ class BrowserSession:
         return self.tabs[self.active]
 
     def add_tab(self, page: Page) -> PageState:
+        """Track a tab: one browserq opened, or one the page opened (a popup)."""
+        for tab in self.tabs:
+            if tab.page is page:
+                return tab
         state = PageState(page)
         self.tabs.append(state)
         return state

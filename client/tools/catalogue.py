@@ -8,30 +8,20 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import InvalidInput, UnknownTool
+from . import dialogs, inspection, interaction, navigation, pages, pdf, vision, waiting
 from .base import Tool
-from .inspection import Evaluate, Snapshot, TakeScreenshot
-from .interaction import Click, PressKey, Type
-from .navigation import Navigate, NavigateBack
-from .pages import Close
-from .waiting import WaitFor
 
 __all__ = ["TOOLS", "tools_for", "validate_call", "describe_validation_error"]
 
-TOOLS: dict[str, type[Tool]] = {
-    t.name: t
-    for t in (
-        Navigate,
-        NavigateBack,
-        Snapshot,
-        Click,
-        Type,
-        PressKey,
-        TakeScreenshot,
-        Evaluate,
-        WaitFor,
-        Close,
-    )
-}
+FAMILIES = (navigation, inspection, interaction, waiting, dialogs, pages, vision, pdf)
+
+
+def _tools_of(module: object) -> list[type[Tool]]:
+    found = (getattr(module, n) for n in getattr(module, "__all__", ()))
+    return [t for t in found if isinstance(t, type) and issubclass(t, Tool) and hasattr(t, "name")]
+
+
+TOOLS: dict[str, type[Tool]] = {t.name: t for family in FAMILIES for t in _tools_of(family)}
 
 
 def tools_for(caps: Iterable[str] = ()) -> dict[str, type[Tool]]:

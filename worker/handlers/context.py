@@ -47,19 +47,41 @@ class ToolContext:
         return 1000 * (model.timeout or default or self.settings.action_timeout)
 
     def locate(self, model: OptionalTarget) -> Locator:
-        if model.ref is not None:
+        return self.target(model.ref, model.selector)
+
+    def target(self, ref: str | None, selector: str | None) -> Locator:
+        """An element by snapshot ref (refused when stale) or by CSS selector."""
+        if ref is not None:
             fresh = self.tab.snapshot_navigations == self.tab.navigations
-            return self.page.locator(resolve_ref(model.ref, self.tab.snapshot, fresh))
-        assert model.selector is not None
-        return self.page.locator(model.selector).first
+            return self.page.locator(resolve_ref(ref, self.tab.snapshot, fresh))
+        assert selector is not None
+        return self.page.locator(selector).first
 
     async def settled(self, action: Awaitable[Any], model: Tool) -> None:
-        """Run an action; if it started a navigation, return once the new page has loaded."""
+        """Run an action; if it started a navigation, return once the new page has loaded; if it
+        opened a dialog, return at once (the page is blocked until someone answers it)."""
         before = self.tab.navigations
-        await action
+        work = asyncio.ensure_future(action)
+        opened = asyncio.ensure_future(self.tab.dialog_opened.wait())
+        try:
+            await asyncio.wait({work, opened}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            opened.cancel()
+        if not work.done():  # blocked by the dialog; it finishes once the dialog is answered
+            work.add_done_callback(lambda t: t.cancelled() or t.exception())
+            return
+        work.result()
         await asyncio.sleep(0)
         if self.tab.navigations != before:
             await self.page.wait_for_load_state("load", timeout=self.timeout_ms(model))
+
+    async def notes(self) -> list[str]:
+        """What a model should know after any tool: new console errors, an open dialog."""
+        notes = [f"Console error: {e}" for e in self.tab.new_errors()[:5]]
+        if self.tab.dialog is not None:
+            d = self.tab.dialog
+            notes.append(f"A {d.type} dialog is open: {d.message!r}. Answer it with browser_handle_dialog.")
+        return notes
 
     async def page_line(self) -> str:
         return f"Page: {await self.page.title()!r} at {self.page.url}"

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import json
+import re
 
-from client.tools import Evaluate, Snapshot, TakeScreenshot
+from client.tools.inspection import (
+    ConsoleMessages, Evaluate, Find, NetworkRequests, Snapshot, TakeScreenshot,
+)
 
 from ..refs import tag_refs
+from ..tabs import LEVELS
 from .context import Outcome, ToolContext, handler
 
 
@@ -44,3 +48,30 @@ async def evaluate(ctx: ToolContext, model: Evaluate) -> Outcome:
         value = await ctx.page.evaluate(model.function)
     rendered = json.dumps(value, ensure_ascii=False, default=str)
     return Outcome(text=f"Result: {rendered}", data=value)
+
+
+@handler(ConsoleMessages)
+async def console_messages(ctx: ToolContext, model: ConsoleMessages) -> Outcome:
+    allowed = LEVELS[: LEVELS.index(model.level) + 1]
+    messages = [m for m in ctx.tab.console if m["level"] in allowed]
+    lines = [f"[{m['level']}] {m['text']}" for m in messages]
+    return Outcome(text="\n".join(lines) or f"No console messages at level {model.level} or above.",
+                   data=messages)
+
+
+@handler(NetworkRequests)
+async def network_requests(ctx: ToolContext, model: NetworkRequests) -> Outcome:
+    reqs = list(ctx.tab.requests)
+    lines = [f"[{r['method']}] {r['url']} => {r['status'] or 'pending'} ({r['resourceType']})" for r in reqs]
+    return Outcome(text="\n".join(lines) or "No requests since the page loaded.", data=reqs)
+
+
+@handler(Find)
+async def find(ctx: ToolContext, model: Find) -> Outcome:
+    """Matches come from a fresh snapshot, so their refs are usable right away."""
+    tree = (await snapshot(ctx, Snapshot())).data["snapshot"]
+    pattern = re.compile(model.text if model.regex else re.escape(model.text), re.IGNORECASE)
+    hits = [line.strip() for line in tree.splitlines() if "[ref=" in line and pattern.search(line)]
+    hits = hits[: model.limit]
+    text = "\n".join(hits) if hits else f"No element matches {model.text!r}."
+    return Outcome(text=text, data={"matches": hits, "snapshot": ctx.tab.snapshot})
