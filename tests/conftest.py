@@ -38,10 +38,16 @@ def worker_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def fleet(redis_server: RedisServer, worker_logs: Path) -> Iterator[list[WorkerProcess]]:
-    """Two workers shared by the integration tests (db 0)."""
-    procs = [WorkerProcess(redis_server.url, n, env={"BROWSERQ_CAPS": "vision,pdf"}, log_dir=worker_logs).start()
-             for n in ("w-a", "w-b")]
+def fleet_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("fleet")
+    return {"upload": root / "uploads", "artifact": root / "artifacts", "state": root / "state"}
+
+
+@pytest.fixture(scope="session")
+def fleet(redis_server: RedisServer, worker_logs: Path, fleet_dirs: dict[str, Path]) -> Iterator[list[WorkerProcess]]:
+    """Two workers shared by the integration tests (db 0), with the capabilities enabled."""
+    env = {"BROWSERQ_CAPS": "vision,pdf", **{f"BROWSERQ_{k.upper()}_DIR": str(v) for k, v in fleet_dirs.items()}}
+    procs = [WorkerProcess(redis_server.url, n, env=env, log_dir=worker_logs).start() for n in ("w-a", "w-b")]
     try:
         for p in procs:
             p.wait_ready(60)

@@ -20,6 +20,39 @@ PAGES = {
 <form action="/submitted"><input aria-label="Query" name="q" id="q"><button>Search</button></form>""",
     "/nested": """<title>Nested</title><main><h1>Top</h1><section><nav><ul>
 <li><a href="/">Deep link</a></li></ul></nav></section></main>""",
+    "/widgets": """<title>Widgets</title>
+<label><input type="checkbox" id="agree"> I agree</label>
+<label><input type="radio" name="size" value="s" id="small"> Small</label>
+<label><input type="radio" name="size" value="l" id="large"> Large</label>
+<label>Colour <select id="colour"><option value="r">Red</option><option value="g">Green</option>
+<option value="b">Blue</option></select></label>
+<label>Volume <input type="range" id="volume" min="0" max="10" value="2"></label>
+<label>Email <input type="text" id="email"></label>
+<div id="hoverme" onmouseenter="this.textContent='hovered'">hover target</div>
+<div id="item" draggable="true" ondragstart="event.dataTransfer.setData('text', 'item')">Drag me</div>
+<div id="zone" style="width:200px;height:80px;border:1px solid"
+  ondragover="event.preventDefault()" ondrop="event.preventDefault(); this.textContent='dropped'">Drop here</div>
+<button id="alert" onclick="alert('hello alert'); document.getElementById('out').textContent='after alert'">Alert</button>
+<button id="confirm" onclick="document.getElementById('out').textContent = confirm('sure?') ? 'yes' : 'no'">Confirm</button>
+<button id="prompt" onclick="document.getElementById('out').textContent = 'name=' + prompt('name?')">Prompt</button>
+<button id="popup" onclick="window.open('/page2')">Popup</button>
+<div id="out"></div>
+<div id="pad" style="position:absolute;left:300px;top:300px;width:50px;height:50px;background:#ccc"
+  onclick="this.textContent='xy-clicked'"></div>
+<script>
+console.log('hello log'); console.warn('careful'); console.error('broken thing');
+fetch('/api/data').then(r => r.json()).then(d => { window.apiData = d; });
+</script>""",
+    "/upload": """<title>Upload</title>
+<input type="file" id="file" onchange="send(this.files[0])">
+<button id="choose" onclick="document.getElementById('file').click()">Choose file</button>
+<div id="status"></div>
+<script>
+async function send(f) {
+  const r = await fetch('/receive?name=' + encodeURIComponent(f.name), {method: 'POST', body: f});
+  document.getElementById('status').textContent = 'sent ' + f.name + ' ' + r.status;
+}
+</script>""",
     "/later": """<title>Later</title><div id="msg">Loading...</div>
 <script>setTimeout(() => { document.getElementById('msg').textContent = 'Ready now'; }, 300)</script>""",
 }
@@ -28,6 +61,7 @@ PAGES = {
 class FixtureSite:
     def __init__(self) -> None:
         self.hits: Counter[str] = Counter()
+        self.received: dict[str, bytes] = {}
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -36,6 +70,9 @@ class FixtureSite:
 
             def do_GET(self) -> None:  # noqa: N802
                 site.route(self)
+
+            def do_POST(self) -> None:  # noqa: N802
+                site.receive(self)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -57,6 +94,9 @@ class FixtureSite:
             body = f"<title>cookies: {names}</title><pre id='c'>{names}</pre>"
         elif parts.path == "/submitted":
             body = f"<title>Results for {query.get('q', '')}</title><p>found</p>"
+        elif parts.path == "/api/data":
+            headers["Content-Type"] = "application/json"
+            body = '{"items": [1, 2, 3]}'
         elif parts.path.startswith("/hit/"):
             time.sleep(float(query.get("s", "0")))
             body = f"<title>hit {self.hits[parts.path]}</title>counted"
@@ -67,11 +107,22 @@ class FixtureSite:
             req.send_error(404)
             return
         req.send_response(200)
-        req.send_header("Content-Type", "text/html; charset=utf-8")
+        if "Content-Type" not in headers:
+            req.send_header("Content-Type", "text/html; charset=utf-8")
         for k, v in headers.items():
             req.send_header(k, v)
         req.end_headers()
         req.wfile.write(body.encode())
+
+    def receive(self, req: BaseHTTPRequestHandler) -> None:
+        """POST /receive?name=...: keep the uploaded bytes under that name."""
+        parts = urlsplit(req.path)
+        name = parse_qs(parts.query).get("name", ["?"])[0]
+        length = int(req.headers.get("Content-Length", "0"))
+        self.received[name] = req.rfile.read(length)
+        req.send_response(200)
+        req.send_header("Content-Length", "0")
+        req.end_headers()
 
     def close(self) -> None:
         self.server.shutdown()
