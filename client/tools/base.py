@@ -16,6 +16,7 @@ class Tool(BaseModel):
 
     name: ClassVar[str]
     capability: ClassVar[str] = "core"
+    dialects: ClassVar[frozenset[str]] = frozenset({"full"})
     changes_state: ClassVar[bool] = True
 
     timeout: float | None = Field(

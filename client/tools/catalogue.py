@@ -8,12 +8,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import InvalidInput, UnknownTool
-from . import dialogs, inspection, interaction, navigation, pages, pdf, vision, waiting
+from . import dialects, dialogs, inspection, interaction, navigation, pages, pdf, vision, waiting
 from .base import Tool
 
-__all__ = ["TOOLS", "tools_for", "validate_call", "describe_validation_error"]
+__all__ = ["TOOLS", "DIALECTS", "tools_for", "validate_call", "describe_validation_error"]
 
-FAMILIES = (navigation, inspection, interaction, waiting, dialogs, pages, vision, pdf)
+FAMILIES = (navigation, inspection, interaction, waiting, dialogs, pages, vision, pdf, dialects)
+DIALECTS = ("full", "go-rod", "single")
 
 
 def _tools_of(module: object) -> list[type[Tool]]:
@@ -24,10 +25,12 @@ def _tools_of(module: object) -> list[type[Tool]]:
 TOOLS: dict[str, type[Tool]] = {t.name: t for family in FAMILIES for t in _tools_of(family)}
 
 
-def tools_for(caps: Iterable[str] = ()) -> dict[str, type[Tool]]:
-    """The tools visible with these capabilities enabled; core tools are always visible."""
+def tools_for(caps: Iterable[str] = (), dialect: str | None = None) -> dict[str, type[Tool]]:
+    """The tools visible with these capabilities enabled (core tools always are), in one dialect
+    or, with none given, in all of them (a worker serves every dialect)."""
     enabled = {"core", *caps}
-    return {name: t for name, t in TOOLS.items() if t.capability in enabled}
+    return {name: t for name, t in TOOLS.items()
+            if t.capability in enabled and (dialect is None or dialect in t.dialects)}
 
 
 def validate_call(

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from typing import ClassVar
+
 from pydantic import Field, field_validator
 
 from .base import Tool
@@ -13,6 +15,7 @@ class Navigate(Tool):
     """Navigate the current tab to a URL and wait for the page to load."""
 
     name = "browser_navigate"
+    dialects: ClassVar[frozenset[str]] = frozenset({"full", "go-rod"})
 
     url: str = Field(..., min_length=1, max_length=8192, description="The URL to open.")
 
