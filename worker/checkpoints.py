@@ -19,7 +19,7 @@ from playwright.async_api import Browser, BrowserContext
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
-    from .sessions import BrowserSession
+    from .sessions import BrowserSession, NamedContext
 
 __all__ = ["ContextState", "Checkpoint", "CheckpointStore", "capture", "refresh", "restore", "checkpoint_key"]
 
@@ -46,16 +46,21 @@ class Checkpoint(BaseModel):
     saved_at: float = 0.0
 
 
-def layout(session: BrowserSession, storage: dict[str, Any] | None) -> Checkpoint:
-    """The session's tabs and settings as they are now, with the given storage state."""
-    state = ContextState(tabs=[t.page.url for t in session.tabs], active=session.active,
-                         viewport=session.viewport, proxy=session.proxy, storage=storage)
-    return Checkpoint(session=session.id, contexts={"default": state}, saved_at=time.time())
-
-
-def stored(checkpoint: Checkpoint | None) -> dict[str, Any] | None:
-    state = checkpoint.contexts.get(checkpoint.active_context) if checkpoint else None
-    return state.storage if state else None
+def layout(session: BrowserSession) -> Checkpoint:
+    """The session's contexts, tabs and settings as they are now. A context with no live browser
+    context (not built yet, or lost with a browser) keeps what the last checkpoint said."""
+    previous = session.checkpoint.contexts if session.checkpoint else {}
+    contexts = {}
+    for name, nc in session.contexts.items():
+        before = previous.get(name)
+        if nc.context is None:
+            contexts[name] = before or ContextState(viewport=nc.viewport, proxy=nc.proxy, storage=nc.storage)
+            continue
+        contexts[name] = ContextState(tabs=[t.page.url for t in nc.tabs], active=nc.active,
+                                      viewport=nc.viewport, proxy=nc.proxy,
+                                      storage=before.storage if before else nc.storage)
+    return Checkpoint(session=session.id, contexts=contexts, active_context=session.current,
+                      saved_at=time.time())
 
 
 LOCAL_STORAGE = """() => {
@@ -70,28 +75,33 @@ async def capture(session: BrowserSession) -> Checkpoint:
     """The session as it is now: URLs for free, cookies from the browser in about a millisecond,
     local storage from each open tab (a tab busy navigating keeps its origin's previous copy;
     Playwright's storage_state() would wait for it)."""
-    context, tabs = session.context, list(session.tabs)
-    assert context is not None
-    checkpoint = layout(session, None)
-    previous = stored(session.checkpoint) or {}
-    origins = {o["origin"]: o for o in previous.get("origins", [])}
+    checkpoint = layout(session)
+    live = {name: nc.context for name, nc in session.contexts.items() if nc.context is not None}
+    for name, context in live.items():
+        state = checkpoint.contexts[name]
+        state.storage = await _storage(context, session.contexts[name].tabs, state.storage)
+    if any(session.contexts.get(n) is None or session.contexts[n].context is not c for n, c in live.items()):
+        raise RuntimeError("a context went away during the capture")
+    return checkpoint
+
+
+async def _storage(context: BrowserContext, tabs: list[Any], before: dict[str, Any] | None) -> dict[str, Any]:
+    origins = {o["origin"]: o for o in (before or {}).get("origins", [])}
     cookies = await context.cookies()
-    for tab in tabs:
+    for tab in list(tabs):
         try:
             origin, items = await asyncio.wait_for(tab.page.evaluate(LOCAL_STORAGE), PAGE_READ_LIMIT)
         except Exception:  # noqa: BLE001 - navigating or crashed: keep what we had
             continue
         if origin and origin != "null":
             origins[origin] = {"origin": origin, "localStorage": items}
-    if session.context is not context:
-        raise RuntimeError("the context went away during the capture")
-    checkpoint.contexts["default"].storage = {"cookies": cookies, "origins": list(origins.values())}
-    return checkpoint
+    return {"cookies": cookies, "origins": list(origins.values())}
 
 
-async def restore(browser: Browser, checkpoint: Checkpoint | None, session: BrowserSession) -> BrowserContext:
-    """A new context carrying the checkpoint's state, with its tabs reopened."""
-    state = (checkpoint.contexts.get(checkpoint.active_context) if checkpoint else None) or ContextState()
+async def restore(browser: Browser, checkpoint: Checkpoint | None, nc: NamedContext) -> BrowserContext:
+    """A new browser context for `nc`, carrying its checkpointed state, with its tabs reopened."""
+    state = (checkpoint.contexts.get(nc.name) if checkpoint else None) or ContextState(
+        viewport=nc.viewport, proxy=nc.proxy, storage=nc.storage)
     options: dict[str, Any] = {}
     if state.storage:
         options["storage_state"] = state.storage
@@ -99,21 +109,21 @@ async def restore(browser: Browser, checkpoint: Checkpoint | None, session: Brow
         options["viewport"] = state.viewport
     if state.proxy:
         options["proxy"] = state.proxy
-    if checkpoint is not None:
-        log.info("session %s: rebuilding with %d cookie(s), %d origin(s), %d tab(s)", session.id,
+    if checkpoint is not None and state.tabs:
+        log.info("context %s: rebuilding with %d cookie(s), %d origin(s), %d tab(s)", nc.name,
                  len((state.storage or {}).get("cookies", [])),
                  len((state.storage or {}).get("origins", [])), len(state.tabs))
     context = await browser.new_context(**options)
-    session.viewport, session.proxy = state.viewport, state.proxy
+    nc.viewport, nc.proxy = state.viewport, state.proxy
     for url in state.tabs:
         page = await context.new_page()
-        session.add_tab(page)
+        nc.add_tab(page)
         if url not in BLANK:
             try:
                 await page.goto(url, wait_until="load")
             except Exception as exc:  # noqa: BLE001 - a tab that will not reload stays blank
-                log.warning("session %s: could not reopen a tab (%s)", session.id, type(exc).__name__)
-    session.active = min(state.active, max(len(session.tabs) - 1, 0))
+                log.warning("context %s: could not reopen a tab (%s)", nc.name, type(exc).__name__)
+    nc.active = min(state.active, max(len(nc.tabs) - 1, 0))
     return context
 
 
@@ -142,7 +152,7 @@ async def refresh(session: BrowserSession, store: CheckpointStore) -> None:
     """Capture the session and mirror it to Redis; on failure keep the last good checkpoint."""
     if session.context is None:  # crashed or being rebuilt
         return
-    session.checkpoint = layout(session, stored(session.checkpoint))  # URLs first: they cannot fail
+    session.checkpoint = layout(session)  # URLs first: they cannot fail
     try:
         session.checkpoint = await capture(session)
         await store.save(session.checkpoint)

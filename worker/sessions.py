@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page
 
@@ -21,7 +22,7 @@ from .browser import BrowserHost
 from .tabs import PageState
 from .checkpoints import Checkpoint, CheckpointStore, refresh, restore
 
-__all__ = ["Turns", "PageState", "BrowserSession", "SessionManager", "GAP_TIMEOUT"]
+__all__ = ["Turns", "PageState", "NamedContext", "BrowserSession", "SessionManager", "GAP_TIMEOUT"]
 
 log = logging.getLogger(__name__)
 GAP_TIMEOUT = 5.0
@@ -77,31 +78,16 @@ class Turns:
 
 
 @dataclass
-class BrowserSession:
-    id: str
-    turns: Turns
+class NamedContext:
+    """One of a session's browser contexts: its own cookies, storage, proxy, viewport and tabs."""
+
+    name: str
     context: BrowserContext | None = None
     tabs: list[PageState] = field(default_factory=list)
     active: int = 0
-    snapshots: int = 0
     viewport: dict[str, int] | None = None
     proxy: dict[str, str] | None = None
-    checkpoint: Checkpoint | None = None
-    recovery: str | None = None
-    created: float = field(default_factory=time.time)
-    last_used: float = field(default_factory=time.time)
-
-    async def tab(self, host: BrowserHost) -> PageState:
-        """The active tab; the context is rebuilt from the checkpoint when there is none."""
-        if self.context is None:
-            self.tabs, self.active = [], 0
-            self.context = await restore(await host.browser(), self.checkpoint, self)
-            self.context.on("page", self.add_tab)
-        self.prune()
-        if not self.tabs:
-            self.add_tab(await self.context.new_page())
-            self.active = 0
-        return self.tabs[self.active]
+    storage: dict[str, Any] | None = None  # the storageState it was created with
 
     def add_tab(self, page: Page) -> PageState:
         """Track a tab: one browserq opened, or one the page opened (a popup)."""
@@ -120,27 +106,89 @@ class BrowserSession:
             self.tabs = [t for t in self.tabs if not t.closed]
             self.active = self.tabs.index(current) if current in self.tabs else max(0, len(self.tabs) - 1)
 
+    def forget(self) -> bool:
+        """Drop the (dead) context and its pages; True if there was one."""
+        had = self.context is not None
+        self.context, self.tabs, self.active = None, [], 0
+        return had
+
+    async def close(self) -> BrowserContext | None:
+        context = self.context
+        self.forget()
+        if context is not None:
+            try:
+                await asyncio.wait_for(context.close(), 5)
+            except Exception:  # noqa: BLE001 - closing a broken context is best effort
+                pass
+        return context
+
+
+@dataclass
+class BrowserSession:
+    id: str
+    turns: Turns
+    contexts: dict[str, NamedContext] = field(default_factory=lambda: {"default": NamedContext("default")})
+    current: str = "default"
+    snapshots: int = 0
+    checkpoint: Checkpoint | None = None
+    recovery: str | None = None
+    created: float = field(default_factory=time.time)
+    last_used: float = field(default_factory=time.time)
+
+    @property
+    def ctx(self) -> NamedContext:
+        return self.contexts[self.current]
+
+    @property
+    def context(self) -> BrowserContext | None:
+        return self.ctx.context
+
+    @property
+    def tabs(self) -> list[PageState]:
+        return self.ctx.tabs
+
+    @property
+    def active(self) -> int:
+        return self.ctx.active
+
+    @active.setter
+    def active(self, index: int) -> None:
+        self.ctx.active = index
+
+    async def tab(self, host: BrowserHost) -> PageState:
+        """The active tab of the active context; a context that has none (new, or lost with a
+        browser) is built from the checkpoint."""
+        nc = self.ctx
+        if nc.context is None:
+            nc.forget()
+            nc.context = await restore(await host.browser(), self.checkpoint, nc)
+            nc.context.on("page", nc.add_tab)
+        nc.prune()
+        if not nc.tabs:
+            nc.add_tab(await nc.context.new_page())
+            nc.active = 0
+        return nc.tabs[nc.active]
+
+    def add_tab(self, page: Page) -> PageState:
+        return self.ctx.add_tab(page)
+
+    def prune(self) -> None:
+        self.ctx.prune()
+
     @property
     def crashed(self) -> bool:
         return any(t.crashed for t in self.tabs)
 
     async def drop_context(self) -> Browser | None:
-        """Forget a broken context (closing it if the browser still answers); returns the
-        browser it belonged to, so the caller can tell whether that browser is dead too."""
-        context, self.context, self.tabs, self.active = self.context, None, [], 0
-        if context is None:
-            return None
-        try:
-            await asyncio.wait_for(context.close(), 5)
-        except Exception:  # noqa: BLE001 - it is broken; that is why it goes
-            pass
-        return context.browser
+        """Forget the active context after a crash; returns the browser it belonged to, so the
+        caller can tell whether that browser is dead too."""
+        context = await self.ctx.close()
+        return context.browser if context is not None else None
 
     def forget_browser(self) -> None:
-        """The browser died: its context and pages are gone; the next task rebuilds them."""
-        if self.context is not None:
+        """The browser died: every context and page is gone; the next task rebuilds them."""
+        if any([nc.forget() for nc in self.contexts.values()]):
             self.recovery = "browser_crash"
-        self.context, self.tabs, self.active = None, [], 0
 
     def take_recovery(self) -> str | None:
         """What this session was rebuilt from since the last result said so (said once)."""
@@ -148,9 +196,8 @@ class BrowserSession:
         return recovery
 
     async def close(self) -> None:
-        context, self.context, self.tabs = self.context, None, []
-        if context is not None:
-            await context.close()
+        for nc in self.contexts.values():
+            await nc.close()
 
 
 class SessionManager:
@@ -169,6 +216,11 @@ class SessionManager:
     def create(self, sid: str, base: int, checkpoint: Checkpoint | None) -> BrowserSession:
         session = BrowserSession(sid, Turns(max(base, 1)), checkpoint=checkpoint,
                                  recovery="worker_lost" if checkpoint else None)
+        if checkpoint is not None:
+            session.contexts = {name: NamedContext(name, viewport=state.viewport, proxy=state.proxy)
+                                for name, state in checkpoint.contexts.items()} or session.contexts
+            session.current = checkpoint.active_context if checkpoint.active_context in session.contexts \
+                else next(iter(session.contexts))
         self.sessions[sid] = session
         return session
 

@@ -21,7 +21,7 @@ async def resize(ctx: ToolContext, model: Resize) -> Outcome:
     size = {"width": model.width, "height": model.height}
     for tab in ctx.session.tabs:
         await tab.page.set_viewport_size(size)
-    ctx.session.viewport = size
+    ctx.session.ctx.viewport = size
     return Outcome(text=f"Resized the viewport to {model.width}x{model.height}", data=size)
 
 
