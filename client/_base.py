@@ -76,7 +76,7 @@ class BaseClient:
         sid = check_session_id(self.default_session if session is None else session)
         model = validate_call(tool, args, self.caps, session=sid)
         timeout = (model.timeout or self.settings.action_timeout) + self.settings.result_timeout
-        dumped = model.model_dump(mode="json", exclude_unset=True)
+        dumped = model.model_dump(mode="json", exclude_unset=True, by_alias=True)
         return Prepared(tool, sid, dumped, timeout)
 
     def _routed(self, raw: list[Any], session: str, waiting_since: float) -> Route | None:

@@ -8,12 +8,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import InvalidInput, UnknownTool
-from . import dialects, dialogs, inspection, interaction, navigation, pages, pdf, vision, waiting
+from . import contexts, dialects, dialogs, inspection, interaction, navigation, pages, pdf, vision, waiting
 from .base import Tool
 
 __all__ = ["TOOLS", "DIALECTS", "tools_for", "validate_call", "describe_validation_error"]
 
-FAMILIES = (navigation, inspection, interaction, waiting, dialogs, pages, vision, pdf, dialects)
+FAMILIES = (navigation, inspection, interaction, waiting, dialogs, pages, contexts, vision, pdf, dialects)
 DIALECTS = ("full", "go-rod", "single")
 
 
