@@ -37,6 +37,8 @@ PAGES = {
 <button id="prompt" onclick="document.getElementById('out').textContent = 'name=' + prompt('name?')">Prompt</button>
 <button id="popup" onclick="window.open('/page2')">Popup</button>
 <div id="out"></div>
+<div id="clicker" ondblclick="this.dataset.dbl='yes'" onclick="this.dataset.shift=event.shiftKey"
+  oncontextmenu="event.preventDefault(); this.dataset.right='yes'">Click zone</div>
 <div id="pad" style="position:absolute;left:300px;top:300px;width:50px;height:50px;background:#ccc"
   onclick="this.textContent='xy-clicked'"></div>
 <script>

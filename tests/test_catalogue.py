@@ -191,3 +191,18 @@ def test_capability_tools_need_caps(
         assert (fleet_dirs["artifact"] / "widgets.pdf").read_bytes()[:5] == b"%PDF-"
         with pytest.raises(InvalidInput):
             s.call("browser_pdf_save", {"filename": "../x.pdf"})
+
+
+def test_click_variants_double_right_and_modifiers(s: Session) -> None:
+    s.click(selector="#clicker", doubleClick=True).raise_for_error()
+    s.click(selector="#clicker", button="right").raise_for_error()
+    s.click(selector="#clicker", modifiers=["Shift"]).raise_for_error()
+    assert value(s, "() => ({...document.getElementById('clicker').dataset})") == {
+        "dbl": "yes", "right": "yes", "shift": "true"}
+
+
+def test_full_page_screenshot_is_taller_than_the_viewport(s: Session) -> None:
+    s.call("browser_resize", {"width": 400, "height": 200}).raise_for_error()
+    view = base64.b64decode(s.screenshot().images[0].data)
+    full = base64.b64decode(s.screenshot(fullPage=True, type="jpeg").images[0].data)
+    assert int.from_bytes(view[20:24], "big") == 200 and full[:3] == b"\xff\xd8\xff" and len(full) > 1000

@@ -77,3 +77,12 @@ def describe_validation_error(exc: ValidationError) -> tuple[str, str]:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def markdown_table() -> str:
+    """The README's tool table, generated so it cannot drift from the models."""
+    rows = ["| tool | parameters | capability | dialects |", "| --- | --- | --- | --- |"]
+    for name, tool in TOOLS.items():
+        params = ", ".join(f.alias or n for n, f in tool.model_fields.items() if n != "timeout") or "—"
+        rows.append(f"| {name} | {params} | {tool.capability} | {', '.join(sorted(tool.dialects))} |")
+    return "\n".join(rows)
