@@ -20,6 +20,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .errors import BrokerUnavailable, TaskTimeout
 from .protocol import TaskPayload, check_session_id, queue_name, task_name
+from .redact import redacting
 from .results import ToolResult
 from .routing import Route, RouteStatus, no_capacity, parse_route
 from .settings import Settings
@@ -74,7 +75,8 @@ class BaseClient:
 
     def _prepare(self, tool: str, args: Any, session: str | None) -> Prepared:
         sid = check_session_id(self.default_session if session is None else session)
-        model = validate_call(tool, args, self.caps, session=sid)
+        with redacting():  # a secret field's error must not quote the secret
+            model = validate_call(tool, args, self.caps, session=sid)
         timeout = (model.timeout or self.settings.action_timeout) + self.settings.result_timeout
         dumped = model.model_dump(mode="json", exclude_unset=True, by_alias=True)
         return Prepared(tool, sid, dumped, timeout)

@@ -11,7 +11,7 @@ from .protocol import check_session_id
 from .results import ToolResult
 from .routing import (
     CLOSE_SCRIPT, PREFIX, ROUTE_SCRIPT, Route, RouteStatus, SessionInfo, WorkerInfo, keys,
-    parse_sessions, parse_workers, route_args,
+    parse_sessions, parse_workers, queue_keys, route_args, sum_queue_depths,
 )
 from .transport import make_celery, reply_key
 
@@ -96,6 +96,17 @@ class BrowserClient(BaseClient):
             for sid in ids:
                 pipe.hgetall(keys.session(sid.decode()))
             return parse_sessions(ids, pipe.execute(), alive)
+
+    def queue_depths(self) -> dict[str, int]:
+        """Messages waiting in each registered worker's queue (a growing number means that
+        worker is behind, or dead with work still addressed to it)."""
+        with broker_errors():
+            names = sorted(self._redis.smembers(keys.workers))
+            pipe = self._redis.pipeline(transaction=False)
+            for name in names:
+                for key in queue_keys(name.decode()):
+                    pipe.llen(key)
+            return sum_queue_depths(names, pipe.execute())
 
     def close(self) -> None:
         self._redis.close()

@@ -4,7 +4,8 @@ Keys (all under `bq:`):
     workers                 SET   every worker name ever registered
     worker:<name>           HASH  heartbeat (capacity, sessions, browser, pid, ...), expires
     worker:<name>:sessions  SET   sessions pinned to that worker (its load)
-    session:<id>            HASH  worker, seq (last issued), base (first seq on that worker)
+    session:<id>            HASH  worker, seq (last issued), base (first seq on that worker),
+                                  created / used (ms: claimed / last routed, for `browserq status`)
     sessions                SET   every known session
     expired:<id>            STR   tombstone of a session closed for idleness (its next call is told)
     lastbeat                ZSET  worker -> last heartbeat time, for sweeping long-dead workers
@@ -25,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .errors import NoCapacity, NoWorkers
+from .protocol import queue_name
 
 __all__ = [
     "PREFIX",
@@ -40,9 +42,14 @@ __all__ = [
     "parse_route",
     "parse_workers",
     "parse_sessions",
+    "queue_keys",
+    "sum_queue_depths",
 ]
 
 PREFIX = "bq:"
+# kombu's Redis transport keeps one list per priority step: "<queue>", "<queue>\x06\x163", ...
+PRIORITY_SEP = "\x06\x16"
+PRIORITY_STEPS = (3, 6, 9)
 
 
 class keys:
@@ -76,6 +83,7 @@ local skey = p .. 'session:' .. sid
 local owner = redis.call('HGET', skey, 'worker')
 if owner and redis.call('EXISTS', p .. 'worker:' .. owner) == 1 then
   local seq = redis.call('HINCRBY', skey, 'seq', 1)
+  redis.call('HSET', skey, 'used', now)
   local boot = redis.call('HGET', p .. 'worker:' .. owner, 'boot') or ''
   return {owner, seq, tonumber(redis.call('HGET', skey, 'base')), 'pinned', boot}
 end
@@ -111,7 +119,7 @@ if owner then redis.call('SREM', p .. 'worker:' .. owner .. ':sessions', sid) en
 redis.call('SADD', p .. 'worker:' .. best .. ':sessions', sid)
 redis.call('SADD', p .. 'sessions', sid)
 local seq = redis.call('HINCRBY', skey, 'seq', 1)
-redis.call('HSET', skey, 'worker', best, 'base', seq)
+redis.call('HSET', skey, 'worker', best, 'base', seq, 'used', now)
 redis.call('HSETNX', skey, 'created', now)
 local status = owner and 'moved' or 'new'
 if redis.call('DEL', p .. 'expired:' .. sid) == 1 and not owner then status = 'expired' end
@@ -179,7 +187,9 @@ class WorkerInfo(BaseModel):
     name: str
     alive: bool
     capacity: int = 0
+    concurrency: int = 0
     sessions: int = 0
+    local_sessions: int | None = None
     state: str = "unknown"
     browser: str = "unknown"
     browser_pid: int | None = None
@@ -197,6 +207,8 @@ class SessionInfo(BaseModel):
     worker_alive: bool
     seq: int = 0
     created: float | None = None
+    last_used: float | None = None
+    idle: float | None = None
 
 
 def parse_workers(names: list[Any], beats: list[dict[Any, Any]], loads: list[int]) -> list[WorkerInfo]:
@@ -209,7 +221,9 @@ def parse_workers(names: list[Any], beats: list[dict[Any, Any]], loads: list[int
                 name=_text(name),
                 alive=bool(b),
                 capacity=int(b.get("capacity", 0)),
+                concurrency=int(b.get("concurrency", 0)),
                 sessions=load,
+                local_sessions=int(b["local_sessions"]) if b.get("local_sessions") else None,
                 state=b.get("state", "dead" if not b else "unknown"),
                 browser=b.get("browser", "unknown"),
                 browser_pid=int(b["browser_pid"]) if b.get("browser_pid") else None,
@@ -227,6 +241,7 @@ def parse_workers(names: list[Any], beats: list[dict[Any, Any]], loads: list[int
 def parse_sessions(
     ids: list[Any], records: list[dict[Any, Any]], alive: set[str]
 ) -> list[SessionInfo]:
+    now = time.time()
     out = []
     for sid, rec in zip(ids, records):
         r = {_text(k): _text(v) for k, v in rec.items()}
@@ -239,6 +254,8 @@ def parse_sessions(
                 worker_alive=r.get("worker", "") in alive,
                 seq=int(r.get("seq", 0)),
                 created=float(r["created"]) / 1000 if "created" in r else None,
+                last_used=(used := float(r["used"]) / 1000 if "used" in r else None),
+                idle=round(max(0.0, now - used), 3) if used is not None else None,
             )
         )
     return sorted(out, key=lambda s: s.id)
@@ -246,3 +263,15 @@ def parse_sessions(
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def queue_keys(worker: str) -> list[str]:
+    """The Redis lists holding a worker's queued messages (one per kombu priority step)."""
+    base = queue_name(worker)
+    return [base, *(f"{base}{PRIORITY_SEP}{step}" for step in PRIORITY_STEPS)]
+
+
+def sum_queue_depths(names: list[Any], lengths: list[int]) -> dict[str, int]:
+    """Per-worker queue depth from LLEN replies laid out as `queue_keys` order, worker by worker."""
+    per = len(PRIORITY_STEPS) + 1
+    return {_text(name): sum(lengths[i * per:(i + 1) * per]) for i, name in enumerate(names)}

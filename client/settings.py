@@ -82,6 +82,15 @@ class Settings(BaseSettings):
     upload_dir: Path = Path("uploads")
     artifact_dir: Path = Path("artifacts")
     state_dir: Path = Path("state")
+    # URL policy (SPEC 8): fields only here; the worker enforces them before any navigation.
+    allowed_schemes: StrList = Field(
+        default_factory=lambda: ["http", "https", "about", "data"],
+        description="URL schemes a page may be navigated to",
+    )
+    allow_hosts: StrList = Field(
+        default_factory=list, description="If set, only these hosts may be visited"
+    )
+    deny_hosts: StrList = Field(default_factory=list, description="Hosts never visited")
 
     @property
     def heartbeat_ttl(self) -> float:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import shutil
 import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
@@ -23,12 +22,13 @@ from playwright.async_api import Browser, Playwright, async_playwright
 
 from client.settings import Settings
 
+from .binary import CANDIDATES, detect_browser  # noqa: F401 - re-exported, Playwright-free
+
 __all__ = ["BrowserHost", "BrowserState", "BrowserDied", "detect_browser", "launch_args", "find_pid"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 QUIET_FLAGS = (
     "--disable-gpu",
     "--disable-background-networking",
@@ -50,13 +50,6 @@ class BrowserState(str, Enum):
     ready = "ready"
     crashed = "crashed"
     closed = "closed"
-
-
-def detect_browser(browser_bin: str) -> str | None:
-    """The configured binary as given; else the first Chromium on PATH; else None (bundled)."""
-    if browser_bin:
-        return browser_bin
-    return next((path for name in CANDIDATES if (path := shutil.which(name))), None)
 
 
 def launch_args(settings: Settings, marker: str) -> list[str]:

@@ -8,6 +8,7 @@ import signal
 import socket
 import sys
 import threading
+from pathlib import Path
 from typing import Any, Optional
 
 import typer
@@ -58,19 +59,26 @@ def worker(
 @app.command()
 def up(
     workers: int = typer.Option(2, "--workers", "-w", min=1, help="Worker processes to start."),
+    flower: bool = typer.Option(False, "--flower", help="Also run Flower on 127.0.0.1 (see README: Monitoring)."),
+    flower_port: int = typer.Option(5555, help="Flower's port (with --flower)."),
 ) -> None:
     """Run a local fleet in the foreground (embedded Redis if none is reachable); Ctrl-C stops it."""
-    from .cluster import local_fleet
+    from .cluster import flower_process, local_fleet
 
     settings = _settings()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with local_fleet(settings.redis_url, workers, prefix=f"up{os.getpid()}") as (url, procs):
+    with local_fleet(settings.redis_url, workers, prefix=f"up{os.getpid()}") as (url, procs), \
+            flower_process(url, flower_port if flower else None) as flower_proc:
         if url != settings.redis_url:
             err.print(f"[green]✓[/green] embedded redis-server at {url}")
         for proc in procs:
             proc.wait_ready(60)
             err.print(f"[green]✓[/green] worker {proc.name} (pid {proc.pid}) ready")
+        if flower_proc is not None:
+            flower_proc.wait_ready(60)
+            auth = "basic auth" if "FLOWER_UNAUTHENTICATED_API" not in flower_proc.env else "no auth, loopback only"
+            err.print(f"[green]✓[/green] flower at {flower_proc.url} ({auth})")
         err.print(f"browserq is up: export BROWSERQ_REDIS_URL={url}  — Ctrl-C stops everything")
         try:
             stop.wait()
@@ -113,6 +121,42 @@ def demo(
     from .demo import run_demo
 
     raise typer.Exit(run_demo(_settings(), agents=agents, workers=workers, out=out))
+
+
+@app.command()
+def init(
+    path: Path = typer.Option(Path("browserq.toml"), "--path", help="The config file to write."),
+) -> None:
+    """Interactive setup: Redis URL and browser options, written to browserq.toml."""
+    from .wizard import run_wizard
+
+    raise typer.Exit(run_wizard(path, Console()))
+
+
+@app.command()
+def status(
+    as_json: bool = typer.Option(False, "--json", help="Print the snapshot as JSON."),
+    healthcheck: bool = typer.Option(
+        False, "--healthcheck",
+        help="Print nothing; exit 0 only if a live worker on this host heartbeats (Docker HEALTHCHECK).",
+    ),
+    limit: int = typer.Option(50, min=1, help="Sessions listed in the table."),
+) -> None:
+    """Workers (heartbeat, sessions/capacity, browser, crashes, uptime), sessions and queue depths."""
+    from .status import collect, healthy, render
+
+    try:
+        with BrowserClient(_settings()) as client:
+            snapshot = collect(client)
+    except BrowserQError as exc:
+        err.print(f"[red]{type(exc).__name__}:[/red] {exc}")
+        raise typer.Exit(2) from None
+    if healthcheck:
+        raise typer.Exit(0 if healthy(snapshot) else 1)
+    if as_json:
+        sys.stdout.write(json.dumps(snapshot, indent=2) + "\n")
+    else:
+        render(snapshot, Console(), limit)
 
 
 def main() -> None:

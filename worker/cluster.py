@@ -15,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +26,10 @@ import redis
 
 from client.routing import keys
 
-__all__ = ["free_port", "redis_reachable", "RedisServer", "WorkerProcess", "browserq_command"]
+__all__ = [
+    "free_port", "redis_reachable", "RedisServer", "WorkerProcess", "FlowerProcess",
+    "browserq_command", "flower_process",
+]
 
 
 def free_port() -> int:
@@ -151,6 +156,80 @@ class WorkerProcess:
 
     def logs(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+class FlowerProcess:
+    """`celery flower` watching a fleet, on loopback only.
+
+    Flower's REST API refuses every request until auth is configured, and with auth off anyone who
+    reaches the port can enqueue tasks (`/api/task/apply`). So: with `FLOWER_BASIC_AUTH`
+    (user:password) in the environment it is passed through; without it the API is opened
+    (`FLOWER_UNAUTHENTICATED_API=true`) for this local development process only, which is why
+    the address is always 127.0.0.1 here.
+    """
+
+    APP = "worker.flower_app"
+
+    def __init__(self, redis_url: str, port: int | None = None, *,
+                 env: Mapping[str, str] | None = None, log_dir: Path | None = None) -> None:
+        self.redis_url = redis_url
+        self.port = port or free_port()
+        self.env = {**os.environ, **(env or {}), "BROWSERQ_REDIS_URL": redis_url}
+        if not self.env.get("FLOWER_BASIC_AUTH"):
+            self.env["FLOWER_UNAUTHENTICATED_API"] = "true"
+        self.log_path = (log_dir or Path(tempfile.gettempdir())) / f"browserq-flower-{self.port}.log"
+        self.proc: subprocess.Popen | None = None
+        self._log: IO[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def argv(self) -> list[str]:
+        return [sys.executable, "-m", "celery", "--app", self.APP, "flower",
+                "--address=127.0.0.1", f"--port={self.port}"]
+
+    def start(self) -> FlowerProcess:
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 - lives as long as the process
+        self.proc = subprocess.Popen(self.argv(), env=self.env, stdout=self._log,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        return self
+
+    def wait_ready(self, timeout: float = 30) -> FlowerProcess:
+        """Ready when `/healthcheck` (which needs no auth) answers."""
+        def answers() -> bool:
+            try:
+                with urllib.request.urlopen(self.url + "/healthcheck", timeout=1) as resp:
+                    return resp.status == 200
+            except (urllib.error.URLError, OSError):
+                return False
+
+        _wait(answers, timeout, f"flower on port {self.port} (log: {self.log_path})", self.proc)
+        return self
+
+    def stop(self, timeout: float = 10) -> int:
+        return _stop(self.proc, signal.SIGTERM, timeout) if self.proc else 0
+
+    def logs(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+@contextmanager
+def flower_process(redis_url: str, port: int | None) -> Iterator[FlowerProcess | None]:
+    """A started FlowerProcess (None when `port` is None), stopped on exit."""
+    if port is None:
+        yield None
+        return
+    flower = FlowerProcess(redis_url, port).start()
+    try:
+        yield flower
+    finally:
+        flower.stop()
 
 
 @contextmanager

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from client.errors import InvalidInput
 from client.protocol import GENERIC_TASK, TaskPayload, task_name
+from client.redact import redacting, scrub, secret_values
 from client.results import ToolResult
 from client.tools import TOOLS, validate_call
 from client.tools.catalogue import describe_validation_error
@@ -46,7 +47,7 @@ def register_tasks(app: Celery, runtime: Runtime) -> None:
 
 def handle(runtime: Runtime, task_id: str, tool: str | None, args: tuple, kwargs: dict) -> dict[str, Any]:
     started = time.perf_counter()
-    result = execute(runtime, tool, args, kwargs)
+    result = redact(execute(runtime, tool, args, kwargs), kwargs.get("args"))
     result.worker = runtime.name
     body = result.model_dump_json()
     if len(body) > MAX_MESSAGE:
@@ -111,7 +112,21 @@ def parse(tool: str | None, args: tuple, kwargs: dict, caps: list[str]) -> tuple
         return payload, None
     if tool is not None and payload.tool != tool:
         raise InvalidInput(f"tool: {payload.tool!r} sent to the task for {tool!r}", field="tool")
-    return payload, validate_call(payload.tool, payload.args, caps, session=payload.session)
+    with redacting():
+        return payload, validate_call(payload.tool, payload.args, caps, session=payload.session)
+
+
+def redact(result: ToolResult, args: Any) -> ToolResult:
+    """A failure's message without any secret the call carried (typed text, form values...):
+    Playwright or a handler may quote its input, and this result reaches the caller's logs and,
+    as a summary, the result backend and Flower."""
+    if result.ok or result.error is None:
+        return result
+    secrets = secret_values(args)
+    if secrets:
+        result.error.message = scrub(result.error.message, secrets)
+        result.text = scrub(result.text, secrets)
+    return result
 
 
 def summary(result: ToolResult) -> dict[str, Any]:
