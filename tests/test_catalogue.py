@@ -10,6 +10,7 @@ import pytest
 from client import BrowserClient, InvalidInput, Session, Settings, UnknownTool
 from worker.cluster import RedisServer, WorkerProcess
 
+from .procs import wait_until
 from .site import FixtureSite
 from .test_tools import ref_of
 
@@ -150,8 +151,9 @@ def test_resize(s: Session) -> None:
 
 def test_tabs_new_select_close_and_popups(s: Session, site: FixtureSite) -> None:
     s.click(selector="#popup").raise_for_error()
-    listing = s.call("browser_tabs", {"action": "list"}).data
-    assert [t["url"] for t in listing] == [site.url + "/widgets", site.url + "/page2"]
+    urls = lambda: [t["url"] for t in s.call("browser_tabs", {"action": "list"}).data]  # noqa: E731
+    expected = [site.url + "/widgets", site.url + "/page2"]
+    wait_until(lambda: urls() == expected, 10, f"the popup to appear as a tab: {urls()}")  # it opens asynchronously
     opened = s.call("browser_tabs", {"action": "new", "url": site.url + "/form"}).data
     assert len(opened) == 3 and opened[2]["active"] and opened[2]["title"] == "Search form"
     assert value(s, "() => document.title") == "Search form"
