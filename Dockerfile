@@ -1,7 +1,7 @@
 # browserq worker image: Debian's Chromium driven by Playwright (no browser download at build time).
 #   docker build -t browserq .
 #   docker run --rm --shm-size=1g -e BROWSERQ_REDIS_URL=redis://redis:6379/0 browserq
-# The same image runs Flower (`celery --app worker.flower_app flower`) and `browserq status`.
+# The same image runs Flower (`celery --app worker.flower_app flower`), `browserq mcp` and `browserq status`.
 FROM python:3.12-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -19,7 +19,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY client ./client
 COPY worker ./worker
-RUN pip install '.[worker,flower]'
+RUN pip install '.[worker,flower,mcp]'
 
 # Non-root. Chromium's own sandbox needs user namespaces that Docker's default seccomp profile
 # denies, so the container is the sandbox: --no-sandbox (browserq adds it by itself only as root).

@@ -73,6 +73,15 @@ class BaseClient:
         self.caps = set(settings.caps if caps is None else caps)
         self.default_session = check_session_id(session or f"implicit-{uuid.uuid4().hex[:12]}")
 
+    def tool_definitions(
+        self, format: str = "openai", caps: set[str] | None = None, dialect: str = "full"
+    ) -> list[dict[str, Any]]:
+        """Tool definitions for a model API (`openai`, `anthropic`, `mcp`) in one dialect; capability
+        tools only for `caps` (default: this client's caps). Pure: no Redis, no worker."""
+        from .agents import tool_definitions
+
+        return tool_definitions(format, self.caps if caps is None else caps, dialect)  # type: ignore[arg-type]
+
     def _prepare(self, tool: str, args: Any, session: str | None) -> Prepared:
         sid = check_session_id(self.default_session if session is None else session)
         with redacting():  # a secret field's error must not quote the secret

@@ -21,13 +21,11 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from client import Settings
-from worker.cli import app as cli_app
 from worker.cluster import browserq_command
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES: dict[str, Any] = COMPOSE["services"]
-PENDING = {"mcp"}  # specified commands not built yet: must sit behind a profile
 
 
 def dockerfile() -> list[tuple[str, str]]:
@@ -67,7 +65,7 @@ def test_compose_parses_and_has_the_spec_services() -> None:
     assert "redis-data" in COMPOSE["volumes"]
 
 
-@pytest.mark.parametrize("service", ["worker", "flower"])
+@pytest.mark.parametrize("service", ["worker", "flower", "mcp"])
 def test_service_commands_are_real_commands_of_this_version(service: str) -> None:
     argv = SERVICES[service]["command"]
     assert isinstance(argv, list), "exec form, so signals reach the process itself"
@@ -81,13 +79,9 @@ def test_service_commands_are_real_commands_of_this_version(service: str) -> Non
         assert argv[argv.index("--app") + 1] == "worker.flower_app"
 
 
-def test_pending_mcp_service_is_behind_a_profile_and_documented() -> None:
-    commands = {c.name or c.callback.__name__ for c in cli_app.registered_commands}
+def test_mcp_service_is_published_on_loopback_only() -> None:
     mcp = SERVICES["mcp"]
-    assert mcp["command"][:2] == ["browserq", "mcp"]
-    if "mcp" not in commands:
-        assert mcp.get("profiles") == ["mcp"], "plain `docker compose up` must not start a missing command"
-        assert "NOT YET AVAILABLE" in (ROOT / "docker-compose.yml").read_text()
+    assert mcp["command"][:2] == ["browserq", "mcp"] and "profiles" not in mcp
     assert mcp["ports"] == ["127.0.0.1:8931:8931"] and "8931" in mcp["command"]
 
 

@@ -159,5 +159,73 @@ def status(
         render(snapshot, Console(), limit)
 
 
+def _caps_option(caps: Optional[str], settings: Settings) -> set[str]:
+    """--caps as a set; without it, the configured caps (BROWSERQ_CAPS) count as asking."""
+    chosen = settings.caps if caps is None else [c.strip() for c in caps.split(",") if c.strip()]
+    unknown = set(chosen) - {"vision", "pdf"}
+    if unknown:
+        err.print(f"[red]--caps:[/red] unknown capability {', '.join(sorted(unknown))}; known: vision, pdf")
+        raise typer.Exit(2)
+    return set(chosen)
+
+
+def _dialect_option(dialect: str) -> str:
+    from client.tools.catalogue import DIALECTS
+
+    if dialect not in DIALECTS:
+        err.print(f"[red]--dialect:[/red] unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+        raise typer.Exit(2)
+    return dialect
+
+
+@app.command()
+def tools(
+    format: str = typer.Option("openai", "--format", "-f", help="openai, anthropic or mcp."),
+    caps: Optional[str] = typer.Option(None, help="Capabilities to include, e.g. vision,pdf (default: BROWSERQ_CAPS)."),
+    dialect: str = typer.Option("full", help="full, go-rod or single."),
+) -> None:
+    """Print the tool definitions for a model API as JSON (generated from the tool models)."""
+    from client.agents import FORMATS, tool_definitions
+
+    if format not in FORMATS:
+        err.print(f"[red]--format:[/red] unknown format {format!r}; known: {', '.join(FORMATS)}")
+        raise typer.Exit(2)
+    defs = tool_definitions(format, _caps_option(caps, _settings()), _dialect_option(dialect))  # type: ignore[arg-type]
+    sys.stdout.write(json.dumps(defs, indent=2) + "\n")
+
+
+@app.command()
+def mcp(
+    transport: str = typer.Option("stdio", help="stdio (one client, this process) or http (streamable HTTP)."),
+    port: int = typer.Option(8931, help="HTTP port (with --transport http)."),
+    host: str = typer.Option("127.0.0.1", help="HTTP bind address; anything but loopback exposes the browser."),
+    caps: Optional[str] = typer.Option(None, help="Capability tools to expose, e.g. vision,pdf (default: BROWSERQ_CAPS)."),
+    dialect: str = typer.Option("full", help="full, go-rod or single."),
+    keep_alive: str = typer.Option("0", help="Keep a connection's browser session this long after it ends (e.g. 30s)."),
+    idle_timeout: str = typer.Option("30m", help="HTTP: end an MCP session with no request for this long."),
+) -> None:
+    """An MCP server whose tools enqueue into browserq; each MCP connection gets its own session."""
+    import anyio
+
+    from client.mcp_server import BrowserqMCP, run_http, run_stdio
+    from client.settings import parse_duration
+
+    if transport not in ("stdio", "http"):
+        err.print(f"[red]--transport:[/red] expected stdio or http, got {transport!r}")
+        raise typer.Exit(2)
+    try:
+        linger, idle = parse_duration(keep_alive), parse_duration(idle_timeout)
+    except ValueError as exc:
+        err.print(f"[red]duration:[/red] {exc}")
+        raise typer.Exit(2) from None
+    settings = _settings()
+    server = BrowserqMCP(settings, _caps_option(caps, settings), _dialect_option(dialect), linger)
+    if transport == "stdio":
+        anyio.run(run_stdio, server)
+        return
+    err.print(f"browserq mcp: streamable HTTP on http://{host}:{port}/mcp")
+    anyio.run(run_http, server, host, port, idle)
+
+
 def main() -> None:
     app()
