@@ -91,6 +91,10 @@ class Settings(BaseSettings):
         default_factory=list, description="If set, only these hosts may be visited"
     )
     deny_hosts: StrList = Field(default_factory=list, description="Hosts never visited")
+    max_tabs: int = Field(20, ge=1, le=500, description="Open tabs per context of a session")
+    max_contexts: int = Field(10, ge=1, le=100, description="Browser contexts per session")
+    max_eval_bytes: int = Field(1_000_000, ge=1_000, le=12_000_000,
+                                description="Largest JSON an evaluate may return")
 
     @property
     def heartbeat_ttl(self) -> float:

@@ -46,7 +46,9 @@ def fleet_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def fleet(redis_server: RedisServer, worker_logs: Path, fleet_dirs: dict[str, Path]) -> Iterator[list[WorkerProcess]]:
     """Two workers shared by the integration tests (db 0), with the capabilities enabled."""
-    env = {"BROWSERQ_CAPS": "vision,pdf", **{f"BROWSERQ_{k.upper()}_DIR": str(v) for k, v in fleet_dirs.items()}}
+    env = {"BROWSERQ_CAPS": "vision,pdf", "BROWSERQ_MAX_TABS": "4", "BROWSERQ_MAX_CONTEXTS": "3",
+           "BROWSERQ_MAX_EVAL_BYTES": "200000",
+           **{f"BROWSERQ_{k.upper()}_DIR": str(v) for k, v in fleet_dirs.items()}}
     procs = [WorkerProcess(redis_server.url, n, env=env, log_dir=worker_logs).start() for n in ("w-a", "w-b")]
     try:
         for p in procs:

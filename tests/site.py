@@ -36,6 +36,7 @@ PAGES = {
 <button id="confirm" onclick="document.getElementById('out').textContent = confirm('sure?') ? 'yes' : 'no'">Confirm</button>
 <button id="prompt" onclick="document.getElementById('out').textContent = 'name=' + prompt('name?')">Prompt</button>
 <button id="popup" onclick="window.open('/page2')">Popup</button>
+<button id="popups" onclick="for (let i = 0; i < 8; i++) window.open('/page2?n=' + i)">Many popups</button>
 <div id="out"></div>
 <div id="clicker" ondblclick="this.dataset.dbl='yes'" onclick="this.dataset.shift=event.shiftKey"
   oncontextmenu="event.preventDefault(); this.dataset.right='yes'">Click zone</div>

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["HandlerError", "StaleRef", "BadInput", "BrowserCrashed", "StaleTask", "Retried"]
+__all__ = ["HandlerError", "StaleRef", "BadInput", "LimitExceeded", "BrowserCrashed", "StaleTask", "Retried"]
 
 
 class HandlerError(Exception):
@@ -22,6 +22,12 @@ class StaleRef(HandlerError):
 
 class BadInput(HandlerError):
     type = "invalid_input"
+
+
+class LimitExceeded(HandlerError):
+    """A configured limit (tabs, contexts, result size) would be exceeded."""
+
+    type = "limit_exceeded"
 
 
 class BrowserCrashed(HandlerError):

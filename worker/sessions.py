@@ -88,12 +88,18 @@ class NamedContext:
     viewport: dict[str, int] | None = None
     proxy: dict[str, str] | None = None
     storage: dict[str, Any] | None = None  # the storageState it was created with
+    max_tabs: int = 20
 
-    def add_tab(self, page: Page) -> PageState:
-        """Track a tab: one browserq opened, or one the page opened (a popup)."""
+    def add_tab(self, page: Page) -> PageState | None:
+        """Track a tab: one browserq opened, or one the page opened (a popup). A popup past the
+        tab limit is closed at once, so a page cannot open tabs without end."""
         for tab in self.tabs:
             if tab.page is page:
                 return tab
+        if len(self.tabs) >= self.max_tabs:
+            log.warning("context %s: closing a popup past the %d-tab limit", self.name, self.max_tabs)
+            asyncio.ensure_future(page.close())
+            return None
         state = PageState(page)
         self.tabs.append(state)
         return state
@@ -169,7 +175,7 @@ class BrowserSession:
             nc.active = 0
         return nc.tabs[nc.active]
 
-    def add_tab(self, page: Page) -> PageState:
+    def add_tab(self, page: Page) -> PageState | None:
         return self.ctx.add_tab(page)
 
     def prune(self) -> None:
@@ -221,6 +227,8 @@ class SessionManager:
                                 for name, state in checkpoint.contexts.items()} or session.contexts
             session.current = checkpoint.active_context if checkpoint.active_context in session.contexts \
                 else next(iter(session.contexts))
+        for nc in session.contexts.values():
+            nc.max_tabs = self.host.settings.max_tabs
         self.sessions[sid] = session
         return session
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from client.tools.contexts import ContextClose, ContextCreate, ContextList, ContextSaveStorage, ContextSwitch
 
-from ..errors import BadInput
+from ..errors import BadInput, LimitExceeded
 from ..paths import confined
 from ..sessions import BrowserSession, NamedContext
 from .context import Outcome, ToolContext, handler
@@ -16,8 +16,12 @@ async def context_create(ctx: ToolContext, model: ContextCreate) -> Outcome:
     session = ctx.session
     if model.name_ in session.contexts:
         raise BadInput(f"name: a context named {model.name_!r} already exists", field="name")
+    if len(session.contexts) >= ctx.settings.max_contexts:
+        raise LimitExceeded(f"this session already has {len(session.contexts)} contexts, the limit "
+                            f"({ctx.settings.max_contexts}); close one first", field="name")
     proxy = model.proxy.model_dump(exclude_none=True) if model.proxy else None
-    session.contexts[model.name_] = NamedContext(model.name_, proxy=proxy, storage=_storage_of(ctx, model))
+    session.contexts[model.name_] = NamedContext(model.name_, proxy=proxy, storage=_storage_of(ctx, model),
+                                                 max_tabs=ctx.settings.max_tabs)
     session.current = model.name_
     await session.tab(ctx.host)
     info = _describe(session, model.name_)

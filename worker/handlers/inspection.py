@@ -7,6 +7,7 @@ from client.tools.inspection import (
     ConsoleMessages, Evaluate, Find, NetworkRequests, Snapshot, TakeScreenshot,
 )
 
+from ..errors import LimitExceeded
 from ..refs import tag_refs
 from ..tabs import LEVELS
 from .context import Outcome, ToolContext, handler
@@ -47,6 +48,9 @@ async def evaluate(ctx: ToolContext, model: Evaluate) -> Outcome:
     else:
         value = await ctx.page.evaluate(model.function)
     rendered = json.dumps(value, ensure_ascii=False, default=str)
+    if len(rendered.encode()) > ctx.settings.max_eval_bytes:
+        raise LimitExceeded(f"the function returned {len(rendered.encode())} bytes of JSON, over the "
+                            f"{ctx.settings.max_eval_bytes} byte limit; return less (e.g. slice or summarise)")
     return Outcome(text=f"Result: {rendered}", data=value)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from client.tools.navigation import Navigate
 from client.tools.pages import Close, Install, Resize, Tabs
 
-from ..errors import BadInput
+from ..errors import BadInput, LimitExceeded
 from .context import Outcome, ToolContext, handler
 
 
@@ -29,6 +29,9 @@ async def resize(ctx: ToolContext, model: Resize) -> Outcome:
 async def tabs(ctx: ToolContext, model: Tabs) -> Outcome:
     session = ctx.session
     if model.action == "new":
+        if len(session.tabs) >= ctx.settings.max_tabs:
+            raise LimitExceeded(f"this context already has {len(session.tabs)} tabs, the limit "
+                                f"({ctx.settings.max_tabs}); close one first", field="action")
         page = await ctx.session.context.new_page()  # type: ignore[union-attr]
         session.add_tab(page)
         session.active = len(session.tabs) - 1
