@@ -35,7 +35,7 @@ __all__ = ["run_wizard", "format_duration", "QUESTIONS"]
 
 # The prompt labels, in the order they are asked (tests drive the wizard by these).
 QUESTIONS = ("Redis URL", "Browser Enabled", "Browser Headless", "Browser Session Timeout", "Browser binary")
-REDIS_SCHEMES = ("redis", "rediss", "unix", "sentinel")
+REDIS_SCHEMES = ("redis", "rediss", "unix")
 AUTO = "auto"
 
 
@@ -49,7 +49,7 @@ class RedisUrlPrompt(PromptBase[str]):
         if urlparse(url).scheme not in REDIS_SCHEMES:
             raise InvalidResponse(
                 "[prompt.invalid]Not a Redis URL: use redis://host:6379/0, rediss:// (TLS), "
-                "unix:///path/redis.sock or sentinel://"
+                "unix:///path/redis.sock"
             )
         return url
 

@@ -4,6 +4,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from client.tools import Navigate, NavigateBack
 
+from ..policy import check_url
 from .context import Outcome, ToolContext, handler
 
 SNIPPET = 500
@@ -12,6 +13,7 @@ ERROR_PAGE_WAIT = 2000
 
 @handler(Navigate)
 async def navigate(ctx: ToolContext, model: Navigate) -> Outcome:
+    check_url(model.url, ctx.settings)
     try:
         response = await ctx.page.goto(model.url, timeout=ctx.timeout_ms(model), wait_until="load")
     except PlaywrightError as exc:

@@ -4,6 +4,7 @@ from client.tools.navigation import Navigate
 from client.tools.pages import Close, Install, Resize, Tabs
 
 from ..errors import BadInput, LimitExceeded
+from ..policy import check_url
 from .context import Outcome, ToolContext, handler
 
 
@@ -32,6 +33,8 @@ async def tabs(ctx: ToolContext, model: Tabs) -> Outcome:
         if len(session.tabs) >= ctx.settings.max_tabs:
             raise LimitExceeded(f"this context already has {len(session.tabs)} tabs, the limit "
                                 f"({ctx.settings.max_tabs}); close one first", field="action")
+        if model.url:
+            check_url(model.url, ctx.settings)
         page = await ctx.session.context.new_page()  # type: ignore[union-attr]
         session.add_tab(page)
         session.active = len(session.tabs) - 1
