@@ -214,7 +214,7 @@ class SessionInfo(BaseModel):
 def parse_workers(names: list[Any], beats: list[dict[Any, Any]], loads: list[int]) -> list[WorkerInfo]:
     now = time.time()
     out = []
-    for name, beat, load in zip(names, beats, loads):
+    for name, beat, load in zip(names, beats, loads, strict=True):
         b = {_text(k): _text(v) for k, v in beat.items()}
         out.append(
             WorkerInfo(
@@ -243,7 +243,7 @@ def parse_sessions(
 ) -> list[SessionInfo]:
     now = time.time()
     out = []
-    for sid, rec in zip(ids, records):
+    for sid, rec in zip(ids, records, strict=True):
         r = {_text(k): _text(v) for k, v in rec.items()}
         if not r:
             continue

@@ -35,6 +35,13 @@ def prime(c: BrowserClient, site: FixtureSite, sid: str) -> None:
     c.call("browser_navigate", {"url": site.url + "/page2"}, session=sid).raise_for_error()
 
 
+def primed_on(c: BrowserClient, fleet: list[WorkerProcess], site: FixtureSite, sid: str) -> WorkerProcess:
+    """Prime a session and return the worker process that holds it."""
+    prime(c, site, sid)
+    worker = next(s.worker for s in c.sessions() if s.id == sid)
+    return next(p for p in fleet if p.name == worker)
+
+
 def state_of(c: BrowserClient, sid: str) -> list:
     return c.call("browser_evaluate", {"function": STATE}, session=sid).raise_for_error().data
 
@@ -55,8 +62,7 @@ def pair(redis_server: RedisServer, worker_logs: Path, request: pytest.FixtureRe
 def test_chromium_killed_during_a_task_is_relaunched_and_the_task_retried(
     client: BrowserClient, fleet: list[WorkerProcess], site: FixtureSite
 ) -> None:
-    prime(client, site, "crash-1")
-    owner = next(p for p in fleet if p.name == client.sessions()[0].worker)
+    owner = primed_on(client, fleet, site, "crash-1")
     path = f"/hit/{uuid.uuid4()}"
     slow = client.submit("browser_navigate", {"url": f"{site.url}{path}?s=1.5"}, session="crash-1")
     wait_until(lambda: site.hits[path] >= 1, 10, "the slow page to be requested")
@@ -70,8 +76,7 @@ def test_chromium_killed_during_a_task_is_relaunched_and_the_task_retried(
 def test_chromium_killed_between_tasks_loses_no_state(
     client: BrowserClient, fleet: list[WorkerProcess], site: FixtureSite
 ) -> None:
-    prime(client, site, "crash-2")
-    owner = next(p for p in fleet if p.name == client.sessions()[0].worker)
+    owner = primed_on(client, fleet, site, "crash-2")
     old = kill_browser(owner.name, owner.pid)
     wait_until(lambda: old not in browser_pids(owner.name, owner.pid), 5, "the old Chromium to go")
     r = client.call("browser_evaluate", {"function": STATE}, session="crash-2")
@@ -243,8 +248,7 @@ def test_idle_sessions_expire_free_capacity_and_restart_fresh(
 def test_a_crashed_renderer_is_rebuilt_and_the_task_retried(
     client: BrowserClient, fleet: list[WorkerProcess], site: FixtureSite
 ) -> None:
-    prime(client, site, "renderer-1")
-    owner = next(p for p in fleet if p.name == client.sessions()[0].worker)
+    owner = primed_on(client, fleet, site, "renderer-1")
     renderers = [pid for browser in browser_pids(owner.name, owner.pid) for pid in renderers_of(browser)]
     assert renderers
     for pid in renderers:
@@ -279,3 +283,20 @@ def test_ctrl_c_to_the_worker_process_group_still_finishes_in_flight_work(
     moved = c.call("browser_evaluate", {"function": "() => location.pathname"}, session=sid)
     assert moved.ok and moved.worker == w2.name and moved.data == "/"
     c.close()
+
+
+def test_checkpoints_are_mirrored_to_redis_only_when_they_change(
+    client: BrowserClient, redis_server: RedisServer, site: FixtureSite
+) -> None:
+    r = redis.Redis.from_url(redis_server.url)
+    key = "bq:checkpoint:mirror-1"
+    s = client.session("mirror-1")
+    s.navigate(site.url + "/page2").raise_for_error()
+    wait_until(lambda: b"/page2" in (r.get(key) or b""), 10, "the first checkpoint in Redis")
+    first = r.get(key)
+    for _ in range(3):  # a task starts only after the previous one's checkpoint: these all ran
+        s.evaluate("() => 1 + 1").raise_for_error()
+    assert r.get(key) == first
+    s.evaluate("() => localStorage.setItem('mirrored', 'yes')").raise_for_error()
+    s.evaluate("() => 0").raise_for_error()
+    assert r.get(key) != first and b"mirrored" in r.get(key)

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from client import BrowserClient, InvalidInput, Session
+from client import BrowserClient, InvalidInput
 
 from .site import FixtureSite
 

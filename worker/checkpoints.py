@@ -2,9 +2,9 @@
 
 Per context: storage state (cookies, local storage), viewport, proxy, tab URLs and the active tab.
 A checkpoint is captured after each state-changing action, once its result has been sent and
-before the session's next task starts (a few ms, off the caller's path), kept in memory for
-browser-crash recovery and
-mirrored to Redis with a TTL for worker loss. It holds secrets (cookies): never logged.
+before the session's next task starts (a few ms, off the caller's path). It is kept in memory for
+browser-crash recovery and mirrored to Redis with a TTL for worker loss, only when it changed (most
+evaluates change nothing). It holds secrets (cookies): never logged.
 """
 
 from __future__ import annotations
@@ -144,9 +144,6 @@ class CheckpointStore:
     async def delete(self, sid: str) -> None:
         await self.redis.delete(checkpoint_key(sid))
 
-    async def close(self) -> None:
-        await self.redis.aclose()
-
 
 async def refresh(session: BrowserSession, store: CheckpointStore) -> None:
     """Capture the session and mirror it to Redis; on failure keep the last good checkpoint."""
@@ -155,6 +152,9 @@ async def refresh(session: BrowserSession, store: CheckpointStore) -> None:
     session.checkpoint = layout(session)  # URLs first: they cannot fail
     try:
         session.checkpoint = await capture(session)
-        await store.save(session.checkpoint)
+        mirrored = session.checkpoint.model_dump_json(exclude={"saved_at"})
+        if mirrored != session.mirrored:
+            await store.save(session.checkpoint)
+            session.mirrored = mirrored
     except Exception as exc:  # noqa: BLE001 - best effort; the next action refreshes again
         log.debug("checkpoint of %s skipped: %s", session.id, type(exc).__name__)

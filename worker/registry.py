@@ -56,7 +56,6 @@ class Registry:
         self._status = status
         self.redis = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=5, socket_timeout=10)
         self.aredis = aioredis.Redis.from_url(settings.redis_url, socket_connect_timeout=5)
-        self._close_script = self.redis.register_script(CLOSE_SCRIPT)
         self._aclose_script = self.aredis.register_script(CLOSE_SCRIPT)
         self._release_script = self.redis.register_script(RELEASE_SCRIPT)
         self._stop = threading.Event()

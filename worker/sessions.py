@@ -137,6 +137,7 @@ class BrowserSession:
     current: str = "default"
     snapshots: int = 0
     checkpoint: Checkpoint | None = None
+    mirrored: str | None = None  # the checkpoint as last written to Redis
     recovery: str | None = None
     created: float = field(default_factory=time.time)
     last_used: float = field(default_factory=time.time)
