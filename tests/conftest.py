@@ -43,11 +43,14 @@ def fleet_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"upload": root / "uploads", "artifact": root / "artifacts", "state": root / "state"}
 
 
+DENIED_HOST = "denied.localhost"  # loopback, so a policy failure still never leaves the machine
+
+
 @pytest.fixture(scope="session")
 def fleet(redis_server: RedisServer, worker_logs: Path, fleet_dirs: dict[str, Path]) -> Iterator[list[WorkerProcess]]:
     """Two workers shared by the integration tests (db 0), with the capabilities enabled."""
     env = {"BROWSERQ_CAPS": "vision,pdf", "BROWSERQ_MAX_TABS": "4", "BROWSERQ_MAX_CONTEXTS": "3",
-           "BROWSERQ_MAX_EVAL_BYTES": "200000",
+           "BROWSERQ_MAX_EVAL_BYTES": "200000", "BROWSERQ_DENY_HOSTS": DENIED_HOST,
            **{f"BROWSERQ_{k.upper()}_DIR": str(v) for k, v in fleet_dirs.items()}}
     procs = [WorkerProcess(redis_server.url, n, env=env, log_dir=worker_logs).start() for n in ("w-a", "w-b")]
     try:

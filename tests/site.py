@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import Counter
@@ -95,6 +96,16 @@ class FixtureSite:
             jar = SimpleCookie(req.headers.get("Cookie", ""))
             names = ",".join(sorted(jar)) or "none"
             body = f"<title>cookies: {names}</title><pre id='c'>{names}</pre>"
+        elif parts.path == "/redirect":
+            req.send_response(302)
+            req.send_header("Location", query["to"])
+            req.send_header("Content-Length", "0")
+            req.end_headers()
+            return
+        elif parts.path == "/opener":
+            to = json.dumps(query["to"])
+            body = (f"<title>Opener</title><button id='open' onclick='window.open({to})'>Open</button>"
+                    f"<button id='jump' onclick='location.href = {to}'>Jump</button>")
         elif parts.path == "/submitted":
             body = f"<title>Results for {query.get('q', '')}</title><p>found</p>"
         elif parts.path == "/api/data":

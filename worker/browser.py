@@ -23,6 +23,7 @@ from playwright.async_api import Browser, Playwright, async_playwright
 from client.settings import Settings
 
 from .binary import CANDIDATES, detect_browser  # noqa: F401 - re-exported, Playwright-free
+from .policy import guard_navigations
 
 __all__ = ["BrowserHost", "BrowserState", "BrowserDied", "detect_browser", "launch_args", "find_pid"]
 
@@ -124,6 +125,7 @@ class BrowserHost:
             handle_sighup=False,
         )
         browser.on("disconnected", lambda _: self._disconnected(browser))
+        await guard_navigations(browser, self.settings)
         self.pid = find_pid(marker)
         log.info("browser %s launched (pid %s, %s)", browser.version, self.pid, self.binary or "bundled")
         return browser

@@ -10,6 +10,8 @@ from typing import Any
 
 from playwright.async_api import ConsoleMessage, Dialog, FileChooser, Page, Request, Response
 
+from .policy import BLOCKED
+
 __all__ = ["PageState", "LEVELS", "level_of"]
 
 log = logging.getLogger(__name__)
@@ -38,12 +40,14 @@ class PageState:
     dialog_answer: tuple[bool, str | None] | None = None
     dialog_opened: asyncio.Event = field(default_factory=asyncio.Event)
     file_chooser: FileChooser | None = None
+    refused: list[str] = field(default_factory=list)
     _by_request: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         page = self.page
         page.on("request", self._on_request)
         page.on("response", self._on_response)
+        page.on("requestfailed", self._on_request_failed)
         page.on("console", self._on_console)
         page.on("pageerror", lambda error: self._log("error", f"Uncaught {error}"))
         page.on("dialog", self._on_dialog)
@@ -65,6 +69,15 @@ class PageState:
         entry = self._by_request.get(id(response.request))
         if entry is not None:
             entry["status"] = response.status
+
+    def _on_request_failed(self, request: Request) -> None:
+        if request.failure == BLOCKED and request.is_navigation_request():
+            self.refused.append(request.url)
+
+    def take_refused(self) -> list[str]:
+        """Document URLs the URL policy refused since the last call (redirects, popups, scripts)."""
+        refused, self.refused = self.refused, []
+        return refused
 
     def _on_console(self, message: ConsoleMessage) -> None:
         self._log(level_of(message.type), message.text)

@@ -4,7 +4,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from client.tools import Navigate, NavigateBack
 
-from ..policy import check_url
+from ..policy import BLOCKED, UrlRefused, check_url
 from .context import Outcome, ToolContext, handler
 
 SNIPPET = 500
@@ -19,10 +19,18 @@ async def navigate(ctx: ToolContext, model: Navigate) -> Outcome:
     except PlaywrightError as exc:
         if "net::" in exc.message and "ERR_ABORTED" not in exc.message:
             await _error_page_loaded(ctx)
+        if BLOCKED in exc.message:
+            raise _redirect_refused(ctx, model.url) from None
         raise
     finally:
         ctx.tab.navigations += 1
     return await _arrived(ctx, response.status if response else None)
+
+
+def _redirect_refused(ctx: ToolContext, url: str) -> UrlRefused:
+    hops = ctx.tab.take_refused() or ["a refused URL"]
+    return UrlRefused(f"url: {url!r} led to {hops[-1]}, which the URL policy refuses "
+                      "(redirect or page navigation)", field="url")
 
 
 async def _error_page_loaded(ctx: ToolContext) -> None:
