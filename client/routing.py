@@ -190,6 +190,7 @@ class WorkerInfo(BaseModel):
     concurrency: int = 0
     sessions: int = 0
     local_sessions: int | None = None
+    warm_contexts: int = 0
     state: str = "unknown"
     browser: str = "unknown"
     browser_pid: int | None = None
@@ -224,6 +225,7 @@ def parse_workers(names: list[Any], beats: list[dict[Any, Any]], loads: list[int
                 concurrency=int(b.get("concurrency", 0)),
                 sessions=load,
                 local_sessions=int(b["local_sessions"]) if b.get("local_sessions") else None,
+                warm_contexts=int(b.get("warm_contexts", 0)),
                 state=b.get("state", "dead" if not b else "unknown"),
                 browser=b.get("browser", "unknown"),
                 browser_pid=int(b["browser_pid"]) if b.get("browser_pid") else None,

@@ -77,6 +77,7 @@ class Settings(BaseSettings):
     caps: StrList = Field(default_factory=list, description="Capabilities: vision, pdf")
     concurrency: int = Field(8, ge=1, le=256, description="Tasks a worker runs at once")
     max_sessions: int = Field(50, ge=1, le=10_000, description="Sessions a worker holds")
+    warm_contexts: int = Field(2, ge=0, le=50, description="Fresh contexts kept ready for new sessions")
     worker_name: str = Field("", description="Empty: <hostname>-<pid>")
     heartbeat_interval: Duration = Field(1.0, gt=0)
     upload_dir: Path = Path("uploads")

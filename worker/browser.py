@@ -24,6 +24,7 @@ from client.settings import Settings
 
 from .binary import CANDIDATES, detect_browser  # noqa: F401 - re-exported, Playwright-free
 from .policy import guard_navigations
+from .warm import WarmPool
 
 __all__ = ["BrowserHost", "BrowserState", "BrowserDied", "detect_browser", "launch_args", "find_pid"]
 
@@ -83,6 +84,7 @@ class BrowserHost:
         self.launches = 0
         self.on_disconnect: list[Callable[[], None]] = []
         self._death_watchers: set[asyncio.Future[None]] = set()
+        self.warm = WarmPool(self, settings.warm_contexts)
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._ready = False
@@ -108,6 +110,7 @@ class BrowserHost:
                     raise
                 self._ready = True
                 self.state = BrowserState.ready
+                self.warm.fill_soon()
             assert self._browser is not None
             return self._browser
 

@@ -15,10 +15,11 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
-from playwright.async_api import Browser, BrowserContext
+from playwright.async_api import BrowserContext, Page
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
+    from .browser import BrowserHost
     from .sessions import BrowserSession, NamedContext
 
 __all__ = ["ContextState", "Checkpoint", "CheckpointStore", "capture", "refresh", "restore", "checkpoint_key"]
@@ -87,19 +88,24 @@ async def capture(session: BrowserSession) -> Checkpoint:
 
 async def _storage(context: BrowserContext, tabs: list[Any], before: dict[str, Any] | None) -> dict[str, Any]:
     origins = {o["origin"]: o for o in (before or {}).get("origins", [])}
-    cookies = await context.cookies()
-    for tab in list(tabs):
-        try:
-            origin, items = await asyncio.wait_for(tab.page.evaluate(LOCAL_STORAGE), PAGE_READ_LIMIT)
-        except Exception:  # noqa: BLE001 - navigating or crashed: keep what we had
-            continue
+    cookies, *reads = await asyncio.gather(context.cookies(), *(_local_storage(t.page) for t in tabs))
+    for origin, items in filter(None, reads):
         if origin and origin != "null":
             origins[origin] = {"origin": origin, "localStorage": items}
     return {"cookies": cookies, "origins": list(origins.values())}
 
 
-async def restore(browser: Browser, checkpoint: Checkpoint | None, nc: NamedContext) -> BrowserContext:
-    """A new browser context for `nc`, carrying its checkpointed state, with its tabs reopened."""
+async def _local_storage(page: Page) -> tuple[str | None, list[dict[str, str]]] | None:
+    """One tab's origin and local storage; None while it navigates or after it crashed."""
+    try:
+        return await asyncio.wait_for(page.evaluate(LOCAL_STORAGE), PAGE_READ_LIMIT)
+    except Exception:  # noqa: BLE001 - keep what we had for its origin
+        return None
+
+
+async def restore(host: BrowserHost, checkpoint: Checkpoint | None, nc: NamedContext) -> BrowserContext:
+    """A new browser context for `nc`, carrying its checkpointed state, with its tabs reopened.
+    A context with nothing to carry comes from the warm pool when one is ready."""
     state = (checkpoint.contexts.get(nc.name) if checkpoint else None) or ContextState(
         viewport=nc.viewport, proxy=nc.proxy, storage=nc.storage)
     options: dict[str, Any] = {}
@@ -109,6 +115,11 @@ async def restore(browser: Browser, checkpoint: Checkpoint | None, nc: NamedCont
         options["viewport"] = state.viewport
     if state.proxy:
         options["proxy"] = state.proxy
+    browser = await host.browser()
+    if not options and not state.tabs and (warm := host.warm.take(browser)) is not None:
+        context, page = warm
+        nc.add_tab(page)
+        return context
     if checkpoint is not None and state.tabs:
         log.info("context %s: rebuilding with %d cookie(s), %d origin(s), %d tab(s)", nc.name,
                  len((state.storage or {}).get("cookies", [])),

@@ -35,6 +35,7 @@ GRACE = 5.0
 CRASH_MARKERS = (
     "Target page, context or browser has been closed",
     "Target crashed",
+    "Page crashed",
     "Browser has been closed",
     "Browser closed",
     "browser has disconnected",
@@ -74,6 +75,7 @@ class Runtime:
             "launches": self.host.launches,
             "crashes": self.crashes,
             "local_sessions": len(self.sessions.sessions),
+            "warm_contexts": len(self.host.warm),
         }
 
     def call(self, payload: TaskPayload, model: Tool | None) -> ToolResult:

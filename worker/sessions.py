@@ -168,7 +168,7 @@ class BrowserSession:
         nc = self.ctx
         if nc.context is None:
             nc.forget()
-            nc.context = await restore(await host.browser(), self.checkpoint, nc)
+            nc.context = await restore(host, self.checkpoint, nc)
             nc.context.on("page", nc.add_tab)
         nc.prune()
         if not nc.tabs:

@@ -26,10 +26,11 @@ from client.tools.catalogue import describe_validation_error
 from .errors import HandlerError, Retried
 from .runtime import Runtime
 
-__all__ = ["register_tasks", "CLOSE_TASK"]
+__all__ = ["register_tasks", "CLOSE_TASK", "PING_TASK"]
 
 log = logging.getLogger(__name__)
 CLOSE_TASK = "browserq.close_session"
+PING_TASK = "browserq.ping"
 MAX_MESSAGE = 12 * 1024 * 1024
 
 
@@ -43,6 +44,11 @@ def register_tasks(app: Celery, runtime: Runtime) -> None:
         define(task_name(tool), tool)
     define(GENERIC_TASK, None)
     define(CLOSE_TASK, "close_session")
+
+    @app.task(name=PING_TASK)
+    def ping() -> dict[str, str]:
+        """A no-op through Celery alone: the bare round trip that benchmarks compare against."""
+        return {"worker": runtime.name}
 
 
 def handle(runtime: Runtime, task_id: str, tool: str | None, args: tuple, kwargs: dict) -> dict[str, Any]:

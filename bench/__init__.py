@@ -1,0 +1,1 @@
+"""browserq's benchmarks: `python -m bench` runs them all (see README, Performance)."""

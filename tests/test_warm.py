@@ -1,0 +1,48 @@
+"""The warm pool: new sessions start in contexts made ahead of time, each used by one session only."""
+
+from __future__ import annotations
+
+import time
+
+from client import BrowserClient
+
+from .procs import wait_until
+from .site import FixtureSite
+
+STATE = "() => [document.cookie, localStorage.getItem('note')]"
+
+
+def pools_full(client: BrowserClient) -> bool:
+    return all(w.warm_contexts == 2 for w in client.workers())
+
+
+def test_new_sessions_start_in_fresh_contexts_made_ahead_and_the_pool_refills(
+        client: BrowserClient, site: FixtureSite) -> None:
+    for sid in ("warm-a", "warm-z"):  # least-loaded routing: one per worker, so both browsers run
+        s = client.session(sid)
+        s.navigate(f"{site.url}/set-cookie?name=who&value={sid}").raise_for_error()
+        s.evaluate(f"() => localStorage.setItem('note', '{sid}')").raise_for_error()
+    wait_until(lambda: pools_full(client), 15, "every worker's warm pool to fill")
+    client.close_session("warm-a")
+    client.close_session("warm-z")
+    time.sleep(0.5)
+    for sid in ("warm-b", "warm-c"):
+        s = client.session(sid)
+        asked = time.time() * 1000
+        created = s.evaluate("() => performance.timeOrigin").raise_for_error().data
+        assert created < asked - 300  # the page existed before the session asked for it
+        s.navigate(f"{site.url}/page2").raise_for_error()
+        assert s.evaluate(STATE).data == ["", None]  # nothing of the sessions before, nor of each other
+    wait_until(lambda: pools_full(client), 15, "the warm pools to refill")
+
+
+def test_a_context_with_state_to_carry_is_made_for_it(client: BrowserClient) -> None:
+    """The control for the test above: the pool only serves contexts with nothing to carry."""
+    s = client.session("warm-control")
+    cookie = {"name": "k", "value": "v", "domain": "127.0.0.1", "path": "/", "expires": -1,
+              "httpOnly": False, "secure": False, "sameSite": "Lax"}
+    state = {"cookies": [cookie], "origins": []}
+    asked = time.time() * 1000
+    s.call("browser_context_create", {"name": "second", "storageState": state}).raise_for_error()
+    created = s.evaluate("() => performance.timeOrigin").raise_for_error().data
+    assert created >= asked - 50
