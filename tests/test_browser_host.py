@@ -6,11 +6,15 @@ import asyncio
 import os
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from client import Settings
-from worker.browser import BrowserHost, BrowserState, detect_browser, find_pid
+from worker.browser import (
+    DISABLE, LEAN_DISABLED, PLAYWRIGHT_DISABLED, BrowserHost, BrowserState, detect_browser, find_pid,
+    launch_args,
+)
 
 
 @pytest.fixture
@@ -57,3 +61,30 @@ def test_failed_launch_leaves_no_half_started_browser_and_is_retried(host: Brows
     host.binary = real
     browser = run(host, host.browser())
     assert browser.is_connected() and host.launches == 2
+
+
+def _disabled_features(pid: int) -> list[list[str]]:
+    argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    return [a.split("=", 1)[1].split(",") for a in argv if a.startswith(DISABLE)]
+
+
+def test_our_disable_features_keeps_playwrights_own(host: BrowserHost) -> None:
+    """Chromium honours only the last --disable-features: ours must carry everything Playwright's
+    carries (a Playwright upgrade that changes its list fails here), plus the memory savers."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        bare = pw.chromium.launch(executable_path=detect_browser(""), args=["--browserq-instance=bare-pw"])
+        playwrights = _disabled_features(find_pid("bare-pw"))[-1]
+        bare.close()
+    assert set(playwrights) <= set(PLAYWRIGHT_DISABLED)
+    run(host, host.browser())
+    ours = _disabled_features(host.pid)[-1]
+    assert set(PLAYWRIGHT_DISABLED) | set(LEAN_DISABLED) <= set(ours)
+
+
+def test_user_disable_features_are_merged_not_lost() -> None:
+    args = launch_args(Settings(browser_args=["--mute-audio", "--disable-features=Foo", "--disable-features=Bar"]), "m")
+    merged = [a for a in args if a.startswith(DISABLE)]
+    assert len(merged) == 1 and "--mute-audio" in args
+    assert {"Foo", "Bar", "MediaRouter", "WebUIOmniboxPopup"} <= set(merged[0][len(DISABLE):].split(","))

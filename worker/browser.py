@@ -54,9 +54,29 @@ class BrowserState(str, Enum):
     closed = "closed"
 
 
+DISABLE = "--disable-features="
+# Playwright 1.65 passes these in its own --disable-features, and Chromium honours only the last such
+# flag, so ours must repeat them (tests/test_browser_host.py checks the list against Playwright's).
+PLAYWRIGHT_DISABLED = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "TcpPortRandomizationWin",
+    "OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch",
+    "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+# Headless Chromium builds its address-bar popup as a web page in a renderer of its own for every
+# context (about 30 MB PSS per session); the spare renderer is kept for the last context only.
+LEAN_DISABLED = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup",
+                 "SpareRendererForSitePerProcess")
+
+
 def launch_args(settings: Settings, marker: str) -> list[str]:
+    """Chromium's flags; every --disable-features (ours, Playwright's, the user's) merged into one."""
     sandbox = ["--no-sandbox"] if os.geteuid() == 0 else []
-    return [*QUIET_FLAGS, *sandbox, *settings.browser_args, f"--browserq-instance={marker}"]
+    extra = [a for a in settings.browser_args if not a.startswith(DISABLE)]
+    wanted = [f for a in settings.browser_args if a.startswith(DISABLE) for f in a[len(DISABLE):].split(",")]
+    disabled = ",".join(dict.fromkeys(f for f in (*PLAYWRIGHT_DISABLED, *LEAN_DISABLED, *wanted) if f))
+    return [*QUIET_FLAGS, *sandbox, *extra, DISABLE + disabled, f"--browserq-instance={marker}"]
 
 
 def find_pid(marker: str) -> int | None:
