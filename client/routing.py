@@ -131,7 +131,7 @@ local p, sid = ARGV[1], ARGV[2]
 local skey = p .. 'session:' .. sid
 local owner = redis.call('HGET', skey, 'worker')
 if owner then redis.call('SREM', p .. 'worker:' .. owner .. ':sessions', sid) end
-redis.call('DEL', skey)
+redis.call('DEL', skey, p .. 'checkpoint:' .. sid)
 redis.call('SREM', p .. 'sessions', sid)
 redis.call('ZREM', p .. 'waiting', sid)
 redis.call('ZREM', p .. 'waiting:seen', sid)

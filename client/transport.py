@@ -8,13 +8,15 @@ subscription the way Celery's result consumer does.
 
 from __future__ import annotations
 
+import ssl
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from celery import Celery
 
 from .settings import Settings
 
-__all__ = ["celery_config", "make_celery", "reply_key", "REPLY_TTL", "VISIBILITY_TIMEOUT"]
+__all__ = ["celery_config", "make_celery", "redis_tls", "reply_key", "REPLY_TTL", "VISIBILITY_TIMEOUT"]
 
 REPLY_TTL = 300
 VISIBILITY_TIMEOUT = 6 * 3600
@@ -24,9 +26,31 @@ def reply_key(task_id: str) -> str:
     return f"bq:reply:{task_id}"
 
 
+_CERT_REQS = {"none": ssl.CERT_NONE, "optional": ssl.CERT_OPTIONAL, "required": ssl.CERT_REQUIRED}
+_TLS_FILES = ("ssl_ca_certs", "ssl_certfile", "ssl_keyfile")
+
+
+def redis_tls(url: str) -> dict[str, Any] | None:
+    """kombu's and Celery's TLS options for a `rediss://` URL (None for any other URL).
+
+    redis-py, which our own connections use, reads `ssl_cert_reqs`, `ssl_ca_certs`, `ssl_certfile`
+    and `ssl_keyfile` from the URL and verifies the server by default. Left alone, kombu's broker
+    would skip verification for a `rediss://` URL without `ssl_cert_reqs` (with a warning) and
+    Celery's result backend would refuse it; given these options, every connection of a client or
+    a worker verifies the same way."""
+    parts = urlsplit(url)
+    if parts.scheme != "rediss":
+        return None
+    query = dict(parse_qsl(parts.query))
+    tls: dict[str, Any] = {k: query[k] for k in _TLS_FILES if query.get(k)}
+    reqs = query.get("ssl_cert_reqs", "required").lower().removeprefix("cert_")
+    tls["ssl_cert_reqs"] = _CERT_REQS.get(reqs, ssl.CERT_REQUIRED)
+    return tls
+
+
 def celery_config(settings: Settings) -> dict[str, Any]:
     transport = {"visibility_timeout": VISIBILITY_TIMEOUT}
-    return {
+    config: dict[str, Any] = {
         "broker_url": settings.redis_url,
         "result_backend": settings.redis_url,
         "task_serializer": "json",
@@ -42,10 +66,14 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "broker_connection_retry_on_startup": True,
         "task_default_queue": "browserq.default",
         "worker_send_task_events": True,
-        "task_send_sent_event": True,
+        "task_send_sent_event": False,  # one Redis publish fewer per call; Flower sees tasks from "received" on
         "worker_hijack_root_logger": False,
         "enable_utc": True,
     }
+    tls = redis_tls(settings.redis_url)
+    if tls is not None:
+        config.update(broker_use_ssl=tls, redis_backend_use_ssl=tls)
+    return config
 
 
 def make_celery(settings: Settings, main: str = "browserq") -> Celery:

@@ -23,7 +23,7 @@ from kombu import Connection
 from client.protocol import queue_name
 from client.routing import CLOSE_SCRIPT, PREFIX, keys
 from client.settings import Settings
-from client.transport import REPLY_TTL, reply_key
+from client.transport import REPLY_TTL, redis_tls, reply_key
 
 __all__ = ["Registry", "RELEASE_SCRIPT", "DEAD_AFTER"]
 
@@ -161,7 +161,8 @@ class Registry:
         self._release_script(args=[PREFIX, name])
 
     def _purge(self, name: str) -> int:
-        with Connection(self.settings.redis_url) as conn:
+        url = self.settings.redis_url
+        with Connection(url, ssl=redis_tls(url) or False) as conn:
             return conn.default_channel.queue_purge(queue_name(name)) or 0
 
     def _safe(self, action: Callable[[], Any]) -> None:
