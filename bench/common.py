@@ -102,6 +102,55 @@ def fleet(workers: int = 1, env: Mapping[str, str] | None = None,
         server.stop()
 
 
+def cpu_ms(pid: int) -> float:
+    """CPU time (user + system) a process has used, in ms."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def process_groups(worker_pids: list[int]) -> dict[str, list[int]]:
+    """This process (the client), each worker's Python, its Playwright driver and Chromium tree, and
+    redis-server: where a benchmark's CPU goes."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int(((entry / "stat").read_text().rsplit(")", 1)[1].split())[1])
+            except OSError:
+                continue
+    groups: dict[str, list[int]] = {"client": [os.getpid()], "worker (python)": list(worker_pids),
+                                    "playwright driver (node)": [], "chromium": [], "redis-server": []}
+    for pid, parent in parents.items():
+        name = _comm(pid)
+        if parent == os.getpid() and name == "redis-server":
+            groups["redis-server"].append(pid)
+        elif _descends(pid, set(worker_pids), parents):
+            groups["playwright driver (node)" if name.startswith("node") else "chromium"].append(pid)
+    return groups
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _descends(pid: int, roots: set[int], parents: dict[int, int]) -> bool:
+    while pid in parents and pid > 1:
+        pid = parents[pid]
+        if pid in roots:
+            return True
+    return False
+
+
+def cpu_by_group(groups: dict[str, list[int]]) -> dict[str, float]:
+    total = {}
+    for group, pids in groups.items():
+        total[group] = sum(cpu_ms(p) for p in pids if Path(f"/proc/{p}").exists())
+    return total
+
+
 def summary(samples_ms: list[float]) -> dict[str, float]:
     """Median, p95 and friends of a list of milliseconds."""
     xs = sorted(samples_ms)

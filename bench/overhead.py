@@ -3,6 +3,7 @@ in-process, interleaved round by round, plus a bare Celery round trip (a no-op t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from worker.tasks import PING_TASK
 from .common import fleet, site, summary, timed, write
 
 ACTIONS = ("evaluate", "click", "navigate", "snapshot")
+PAUSE = 0.02  # before each timed call: the previous call's after-work (either side's) is done
 
 
 def browserq_actions(session: Any, url: str) -> dict[str, Callable[[], Any]]:
@@ -37,8 +39,13 @@ def playwright_actions(page: Page, url: str) -> dict[str, Callable[[], Any]]:
     }
 
 
+def paused(fn: Callable[[], Any]) -> float:
+    time.sleep(PAUSE)
+    return timed(fn)
+
+
 def run(quick: bool = False) -> dict[str, Any]:
-    rounds = 30 if quick else 300
+    rounds = 30 if quick else 150
     samples: dict[str, dict[str, list[float]]] = {"browserq": {}, "playwright": {}, "celery": {}}
     parts: dict[str, list[float]] = {"queued": [], "executed": []}
     with site() as web, fleet(1) as (redis_url, workers), sync_playwright() as pw:
@@ -62,8 +69,8 @@ def run(quick: bool = False) -> dict[str, Any]:
             order = ("browserq", "playwright") if i % 2 == 0 else ("playwright", "browserq")
             for action in ACTIONS:
                 for side in order:
-                    samples[side].setdefault(action, []).append(timed(sides[side][action]))
-            samples["celery"].setdefault("no-op task", []).append(timed(ping))
+                    samples[side].setdefault(action, []).append(paused(sides[side][action]))
+            samples["celery"].setdefault("no-op task", []).append(paused(ping))
             result = session.evaluate("() => 1 + 1")
             parts["queued"].append(result.timings.queued)
             parts["executed"].append(result.timings.executed)

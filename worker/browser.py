@@ -42,6 +42,9 @@ QUIET_FLAGS = (
 )
 
 
+WARM_AFTER_LAUNCH = 1.0  # seconds: whoever needed the launch (a recovery, say) goes first
+
+
 class BrowserDied(Exception):
     """The browser disconnected while a guarded call was running."""
 
@@ -130,7 +133,7 @@ class BrowserHost:
                     raise
                 self._ready = True
                 self.state = BrowserState.ready
-                self.warm.fill_soon()
+                self.warm.fill_soon(delay=WARM_AFTER_LAUNCH)
             assert self._browser is not None
             return self._browser
 

@@ -50,12 +50,13 @@ class WarmPool:
             asyncio.ensure_future(_close(entry[1]))
         self.fill_soon()
 
-    def fill_soon(self) -> None:
+    def fill_soon(self, delay: float = 0.0) -> None:
         if self.size and self._filling is None:
-            self._filling = asyncio.get_running_loop().create_task(self._fill())
+            self._filling = asyncio.get_running_loop().create_task(self._fill(delay))
 
-    async def _fill(self) -> None:
+    async def _fill(self, delay: float) -> None:
         try:
+            await asyncio.sleep(delay)
             while len(self._ready) < self.size:
                 browser = await self.host.browser()
                 context = await browser.new_context()
