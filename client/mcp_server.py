@@ -64,6 +64,8 @@ class BrowserqMCP:
         self.dialect = dialect
         self.keep_alive = keep_alive
         self.tools = visible_tools(self.caps, dialect)
+        self._listing = types.ListToolsResult(
+            tools=[types.Tool.model_validate(definition(t, "mcp")) for t in self.tools.values()])
         self.client: AsyncBrowserClient | None = None
         self._lingering: set[str] = set()
         self._tg: TaskGroup | None = None
@@ -91,8 +93,7 @@ class BrowserqMCP:
                 await self.client.aclose()
 
     async def _list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        tools = [types.Tool.model_validate(definition(t, "mcp")) for t in self.tools.values()]
-        return types.ListToolsResult(tools=tools)
+        return self._listing  # built once: the visible tools never change for a server
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in self.tools:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import asyncio
+
 from playwright.async_api import Error as PlaywrightError
 
 from client.tools import Navigate, NavigateBack
@@ -27,6 +29,15 @@ async def navigate(ctx: ToolContext, model: Navigate) -> Outcome:
     return await _arrived(ctx, response.status if response else None)
 
 
+async def _ready_for_elements(ctx: ToolContext) -> None:
+    """Playwright sets up its element engine in each new document on first use (about 25 ms); do it
+    while the title and text are read, so the snapshot or click that usually follows does not wait."""
+    try:
+        await ctx.page.locator(":root").count()
+    except PlaywrightError:
+        pass
+
+
 def _redirect_refused(ctx: ToolContext, url: str) -> UrlRefused:
     hops = ctx.tab.take_refused() or ["a refused URL"]
     return UrlRefused(f"url: {url!r} led to {hops[-1]}, which the URL policy refuses "
@@ -52,11 +63,10 @@ async def navigate_back(ctx: ToolContext, model: NavigateBack) -> Outcome:
 
 
 async def _arrived(ctx: ToolContext, status: int | None) -> Outcome:
-    title = await ctx.page.title()
-    snippet = await ctx.page.evaluate(
+    title, snippet, _ = await asyncio.gather(ctx.page.title(), ctx.page.evaluate(
         "n => (document.body ? document.body.innerText : '').replace(/\\s+/g, ' ').trim().slice(0, n)",
         SNIPPET,
-    )
+    ), _ready_for_elements(ctx))
     data = {"url": ctx.page.url, "title": title, "status": status, "snippet": snippet}
     text = f"Navigated to {ctx.page.url}\nTitle: {title}\nStatus: {status}\n\n{snippet}"
     return Outcome(text=text, data=data)
