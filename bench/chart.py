@@ -55,7 +55,7 @@ def bars(ax: Any, series: dict[str, dict[str, float]], unit: str) -> None:
         xs = [g + i * width for g in range(len(groups))]
         ax.bar(xs, [values.get(g, 0) for g in groups], width, label=label)
     ax.set_xticks([g + width * (len(series) - 1) / 2 for g in range(len(groups))])
-    ax.set_xticklabels(groups, fontsize=8)
+    ax.set_xticklabels([g.removeprefix("browser_") for g in groups], fontsize=8)
     ax.set_ylabel(unit)
     ax.legend(fontsize=7)
 

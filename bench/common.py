@@ -29,6 +29,11 @@ PAGES = {
 }
 
 
+class QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A browser killed mid-response (the crash benchmark) is expected, not news."""
+
+
 class Site:
     """A loopback HTTP server with two small pages, and `/hold?token=T`, whose first request per
     token answers only after HOLD seconds (a task that is surely in flight when a test kills)."""
@@ -60,7 +65,7 @@ class Site:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

@@ -31,12 +31,24 @@ def browserq_actions(session: Any, url: str) -> dict[str, Callable[[], Any]]:
 
 
 def playwright_actions(page: Page, url: str) -> dict[str, Callable[[], Any]]:
-    return {
-        "evaluate": lambda: page.evaluate("() => 1 + 1"),
-        "click": lambda: page.locator("#go").click(),
-        "navigate": lambda: page.goto(url),
-        "snapshot": lambda: page.aria_snapshot(mode="ai"),
-    }
+    """The Playwright calls each browserq tool makes (worker/handlers), made in-process: what is
+    left between the two sides is what the queue and the worker's bookkeeping add."""
+    def navigate() -> None:
+        page.goto(url)
+        page.title()
+        page.evaluate("() => document.body.innerText.slice(0, 500)")
+        page.locator(":root").count()
+
+    def click() -> None:
+        page.locator("#go").click()
+        page.title()
+
+    def snapshot() -> None:
+        page.aria_snapshot(mode="ai")
+        page.title()
+
+    return {"evaluate": lambda: page.evaluate("() => 1 + 1"), "click": click, "navigate": navigate,
+            "snapshot": snapshot}
 
 
 def paused(fn: Callable[[], Any]) -> float:
