@@ -13,18 +13,21 @@ STATE = "() => [document.cookie, localStorage.getItem('note')]"
 
 
 def pools_full(client: BrowserClient) -> bool:
-    return all(w.warm_contexts == 2 for w in client.workers())
+    return all(w.warm_contexts == 2 for w in client.workers() if w.alive)
 
 
 def test_new_sessions_start_in_fresh_contexts_made_ahead_and_the_pool_refills(
         client: BrowserClient, site: FixtureSite) -> None:
-    for sid in ("warm-a", "warm-z"):  # least-loaded routing: one per worker, so both browsers run
+    alive = {w.name for w in client.workers() if w.alive}
+    primers = [f"warm-p{i}" for i in range(len(alive))]
+    for sid in primers:  # least-loaded routing: one per worker, so every browser runs
         s = client.session(sid)
         s.navigate(f"{site.url}/set-cookie?name=who&value={sid}").raise_for_error()
         s.evaluate(f"() => localStorage.setItem('note', '{sid}')").raise_for_error()
+    assert {s.worker for s in client.sessions() if s.id in primers} == alive
     wait_until(lambda: pools_full(client), 15, "every worker's warm pool to fill")
-    client.close_session("warm-a")
-    client.close_session("warm-z")
+    for sid in primers:
+        client.close_session(sid)
     time.sleep(0.5)
     for sid in ("warm-b", "warm-c"):
         s = client.session(sid)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 
@@ -16,12 +17,12 @@ from .context import Outcome, ToolContext, handler
 @handler(Snapshot)
 async def snapshot(ctx: ToolContext, model: Snapshot) -> Outcome:
     scope = ctx.locate(model) if (model.ref or model.selector) else ctx.page
-    raw = await scope.aria_snapshot(mode="ai", depth=model.depth, timeout=ctx.timeout_ms(model))
+    raw, title = await asyncio.gather(
+        scope.aria_snapshot(mode="ai", depth=model.depth, timeout=ctx.timeout_ms(model)), ctx.page.title())
     ctx.session.snapshots += 1
     number = ctx.session.snapshots
     ctx.tab.snapshot, ctx.tab.snapshot_navigations = number, ctx.tab.navigations
     tree = tag_refs(raw, number)
-    title = await ctx.page.title()
     data = {"url": ctx.page.url, "title": title, "snapshot": tree, "number": number}
     return Outcome(text=f"Page URL: {ctx.page.url}\nPage Title: {title}\nSnapshot:\n{tree}", data=data)
 
