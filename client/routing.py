@@ -76,6 +76,11 @@ class keys:
     def session(sid: str) -> str:
         return f"{PREFIX}session:{sid}"
 
+    @staticmethod
+    def checkpoint(sid: str) -> str:
+        """Written by the session's worker; deleted with the session by CLOSE_SCRIPT."""
+        return f"{PREFIX}checkpoint:{sid}"
+
 
 ROUTE_SCRIPT = """
 local p, sid, now, claim = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'

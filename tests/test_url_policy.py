@@ -70,6 +70,15 @@ def test_a_redirect_to_a_refused_url_is_stopped_before_it_is_sent(
     assert s.navigate(site.url + "/page2").ok
 
 
+def test_a_new_tab_redirected_to_a_refused_url_is_refused_the_same_way(
+        client: BrowserClient, site: FixtureSite) -> None:
+    s = client.session("policy-tab-redirect")
+    target = _denied(site, "/secret-tab")
+    r = s.call("browser_tabs", {"action": "new", "url": f"{site.url}/redirect?to={target}"})
+    assert not r.ok and r.error.type == "url_refused" and target in r.error.message
+    assert site.hits["/secret-tab"] == 0
+
+
 def test_a_popup_to_a_refused_url_never_loads(client: BrowserClient, site: FixtureSite) -> None:
     s = client.session("policy-popup")
     target = _denied(site, "/secret-popup")

@@ -18,18 +18,16 @@ import redis.asyncio as aioredis
 from playwright.async_api import BrowserContext, Page
 from pydantic import BaseModel, Field
 
+from client.routing import keys
+
 if TYPE_CHECKING:
     from .browser import BrowserHost
     from .sessions import BrowserSession, NamedContext
 
-__all__ = ["ContextState", "Checkpoint", "CheckpointStore", "capture", "refresh", "restore", "checkpoint_key"]
+__all__ = ["ContextState", "Checkpoint", "CheckpointStore", "capture", "refresh", "restore"]
 
 log = logging.getLogger(__name__)
 BLANK = ("", "about:blank")
-
-
-def checkpoint_key(sid: str) -> str:
-    return f"bq:checkpoint:{sid}"
 
 
 class ContextState(BaseModel):
@@ -146,14 +144,11 @@ class CheckpointStore:
         self.ttl = int(ttl)
 
     async def save(self, checkpoint: Checkpoint) -> None:
-        await self.redis.set(checkpoint_key(checkpoint.session), checkpoint.model_dump_json(), ex=self.ttl)
+        await self.redis.set(keys.checkpoint(checkpoint.session), checkpoint.model_dump_json(), ex=self.ttl)
 
     async def load(self, sid: str) -> Checkpoint | None:
-        raw = await self.redis.get(checkpoint_key(sid))
+        raw = await self.redis.get(keys.checkpoint(sid))
         return Checkpoint.model_validate_json(raw) if raw else None
-
-    async def delete(self, sid: str) -> None:
-        await self.redis.delete(checkpoint_key(sid))
 
 
 async def refresh(session: BrowserSession, store: CheckpointStore) -> None:

@@ -237,8 +237,7 @@ class SessionManager:
         session = self.sessions.pop(sid, None)
         if session is not None:
             await session.close()
-        await self.store.delete(sid)
-        return session is not None
+        return session is not None  # its checkpoint goes with its registry entry (CLOSE_SCRIPT)
 
     def idle(self, timeout: float) -> list[str]:
         cutoff = time.time() - timeout

@@ -71,7 +71,7 @@ class PageState:
             entry["status"] = response.status
 
     def _on_request_failed(self, request: Request) -> None:
-        if request.failure == BLOCKED and request.is_navigation_request():
+        if request.failure == BLOCKED and request.is_navigation_request() and len(self.refused) < MAX_ENTRIES:
             self.refused.append(request.url)
 
     def take_refused(self) -> list[str]:

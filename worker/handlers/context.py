@@ -76,9 +76,11 @@ class ToolContext:
             await self.page.wait_for_load_state("load", timeout=self.timeout_ms(model))
 
     async def notes(self) -> list[str]:
-        """What a model should know after any tool: new console errors, an open dialog."""
+        """What a model should know after any tool: new console errors, URLs the policy refused in
+        any tab (a popup's too), an open dialog."""
         notes = [f"Console error: {e}" for e in self.tab.new_errors()[:5]]
-        notes += [f"Navigation to {url} was refused by the URL policy." for url in self.tab.take_refused()[:5]]
+        refused = [url for tab in self.session.tabs for url in tab.take_refused()]
+        notes += [f"Navigation to {url} was refused by the URL policy." for url in refused[:5]]
         if self.tab.dialog is not None:
             d = self.tab.dialog
             notes.append(f"A {d.type} dialog is open: {d.message!r}. Answer it with browser_handle_dialog.")

@@ -3,10 +3,12 @@ from __future__ import annotations
 import asyncio
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page, Response
 
 from client.tools import Navigate, NavigateBack
 
 from ..policy import BLOCKED, UrlRefused, check_url
+from ..tabs import PageState
 from .context import Outcome, ToolContext, handler
 
 SNIPPET = 500
@@ -15,18 +17,26 @@ ERROR_PAGE_WAIT = 2000
 
 @handler(Navigate)
 async def navigate(ctx: ToolContext, model: Navigate) -> Outcome:
-    check_url(model.url, ctx.settings)
+    response = await go(ctx, ctx.tab, model.url, ctx.timeout_ms(model))
+    return await _arrived(ctx, response.status if response else None)
+
+
+async def go(ctx: ToolContext, tab: PageState, url: str, timeout_ms: float) -> Response | None:
+    """A tool's navigation of one tab: the URL policy first, a refused redirect hop named, and
+    Chromium's error page let land after a failure."""
+    check_url(url, ctx.settings)
     try:
-        response = await ctx.page.goto(model.url, timeout=ctx.timeout_ms(model), wait_until="load")
+        return await tab.page.goto(url, timeout=timeout_ms, wait_until="load")
     except PlaywrightError as exc:
         if "net::" in exc.message and "ERR_ABORTED" not in exc.message:
-            await _error_page_loaded(ctx)
+            await _error_page_loaded(tab.page)
         if BLOCKED in exc.message:
-            raise _redirect_refused(ctx, model.url) from None
+            hops = tab.take_refused() or ["a refused URL"]
+            raise UrlRefused(f"url: {url!r} led to {hops[-1]}, which the URL policy refuses "
+                             "(redirect or page navigation)", field="url") from None
         raise
     finally:
-        ctx.tab.navigations += 1
-    return await _arrived(ctx, response.status if response else None)
+        tab.navigations += 1
 
 
 async def _ready_for_elements(ctx: ToolContext) -> None:
@@ -38,17 +48,11 @@ async def _ready_for_elements(ctx: ToolContext) -> None:
         pass
 
 
-def _redirect_refused(ctx: ToolContext, url: str) -> UrlRefused:
-    hops = ctx.tab.take_refused() or ["a refused URL"]
-    return UrlRefused(f"url: {url!r} led to {hops[-1]}, which the URL policy refuses "
-                      "(redirect or page navigation)", field="url")
-
-
-async def _error_page_loaded(ctx: ToolContext) -> None:
+async def _error_page_loaded(page: Page) -> None:
     """Chromium commits its error page just after goto fails; let it land so the next tool does
     not race it ("Execution context was destroyed")."""
     try:
-        await ctx.page.wait_for_url("chrome-error://**", wait_until="load", timeout=ERROR_PAGE_WAIT)
+        await page.wait_for_url("chrome-error://**", wait_until="load", timeout=ERROR_PAGE_WAIT)
     except PlaywrightError:
         pass
 

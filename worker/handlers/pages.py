@@ -6,6 +6,7 @@ from client.tools.pages import Close, Install, Resize, Tabs
 from ..errors import BadInput, LimitExceeded
 from ..policy import check_url
 from .context import Outcome, ToolContext, handler
+from .navigation import go
 
 
 @handler(Close)
@@ -34,12 +35,11 @@ async def tabs(ctx: ToolContext, model: Tabs) -> Outcome:
             raise LimitExceeded(f"this context already has {len(session.tabs)} tabs, the limit "
                                 f"({ctx.settings.max_tabs}); close one first", field="action")
         if model.url:
-            check_url(model.url, ctx.settings)
-        page = await ctx.session.context.new_page()  # type: ignore[union-attr]
-        session.add_tab(page)
+            check_url(model.url, ctx.settings)  # before a tab is opened for it
+        tab = session.add_tab(await ctx.session.context.new_page())  # type: ignore[union-attr]
         session.active = len(session.tabs) - 1
-        if model.url:
-            await page.goto(Navigate(url=model.url).url, wait_until="load", timeout=ctx.timeout_ms(model))
+        if model.url and tab is not None:
+            await go(ctx, tab, Navigate(url=model.url).url, ctx.timeout_ms(model))
     elif model.action in ("close", "select"):
         index = session.active if model.index is None else model.index
         if index >= len(session.tabs):
