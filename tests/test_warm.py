@@ -6,7 +6,9 @@ import time
 
 from client import BrowserClient
 
-from .procs import wait_until
+from worker.cluster import WorkerProcess
+
+from .procs import kill_browser, wait_until
 from .site import FixtureSite
 
 STATE = "() => [document.cookie, localStorage.getItem('note')]"
@@ -49,3 +51,17 @@ def test_a_context_with_state_to_carry_is_made_for_it(client: BrowserClient) -> 
     s.call("browser_context_create", {"name": "second", "storageState": state}).raise_for_error()
     created = s.evaluate("() => performance.timeOrigin").raise_for_error().data
     assert created >= asked - 50
+
+
+def test_the_pool_refills_after_chromium_dies_while_it_was_filling(
+        client: BrowserClient, fleet: list[WorkerProcess]) -> None:
+    """A take starts a refill at once; killing Chromium then leaves Playwright calls pending that
+    never settle, and a pool that waited on them would stay empty for good."""
+    for round_ in range(3):
+        wait_until(lambda: pools_full(client), 15, "the warm pools to fill")
+        s = client.session(f"warm-kill-{round_}")
+        took = s.evaluate("() => 1").raise_for_error()  # takes a pooled context: the refill starts now
+        worker = next(w for w in fleet if w.name == took.worker)
+        kill_browser(worker.name, worker.pid)
+        assert s.evaluate("() => 2").raise_for_error().data == 2  # relaunched
+        wait_until(lambda: pools_full(client), 15, "the warm pools to refill after the crash")

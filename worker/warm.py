@@ -22,6 +22,8 @@ __all__ = ["WarmPool"]
 
 log = logging.getLogger(__name__)
 
+FILL_TIMEOUT = 30.0
+
 
 class WarmPool:
     def __init__(self, host: BrowserHost, size: int) -> None:
@@ -29,6 +31,7 @@ class WarmPool:
         self.size = size
         self._ready: list[tuple[Browser, BrowserContext, Page]] = []
         self._filling: asyncio.Task[None] | None = None
+        self._again: float | None = None
         host.on_disconnect.append(self._ready.clear)
 
     def __len__(self) -> int:
@@ -51,16 +54,20 @@ class WarmPool:
         self.fill_soon()
 
     def fill_soon(self, delay: float = 0.0) -> None:
-        if self.size and self._filling is None:
-            self._filling = asyncio.get_running_loop().create_task(self._fill(delay))
+        if not self.size:
+            return
+        if self._filling is not None:  # a relaunch while a fill still works on the old browser
+            self._again = delay
+            return
+        self._filling = asyncio.get_running_loop().create_task(self._fill(delay))
 
     async def _fill(self, delay: float) -> None:
         try:
             await asyncio.sleep(delay)
             while len(self._ready) < self.size:
                 browser = await self.host.browser()
-                context = await browser.new_context()
-                page = await context.new_page()
+                # guarded: when Chromium is killed, Playwright may never settle these calls
+                context, page = await self.host.guard(_fresh(browser), FILL_TIMEOUT)
                 if browser.is_connected():
                     entry = (browser, context, page)
                     self._ready.append(entry)
@@ -68,7 +75,14 @@ class WarmPool:
         except Exception as exc:  # noqa: BLE001 - the browser died meanwhile: refill after relaunch
             log.debug("warm pool not refilled: %s", exc)
         finally:
-            self._filling = None
+            self._filling, again, self._again = None, self._again, None
+            if again is not None:
+                self.fill_soon(again)
+
+
+async def _fresh(browser: Browser) -> tuple[BrowserContext, Page]:
+    context = await browser.new_context()
+    return context, await context.new_page()
 
 
 async def _close(context: BrowserContext) -> None:
