@@ -75,9 +75,10 @@ class WarmPool:
         except Exception as exc:  # noqa: BLE001 - the browser died meanwhile: refill after relaunch
             log.debug("warm pool not refilled: %s", exc)
         finally:
-            self._filling, again, self._again = None, self._again, None
-            if again is not None:
-                self.fill_soon(again)
+            self._filling = None
+        if (again := self._again) is not None:  # not when cancelled: the loop is going away
+            self._again = None
+            self.fill_soon(again)
 
 
 async def _fresh(browser: Browser) -> tuple[BrowserContext, Page]:
