@@ -18,9 +18,11 @@ from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page
 
+from client.settings import Settings
+
 from .browser import BrowserHost
-from .tabs import PageState
 from .checkpoints import Checkpoint, CheckpointStore, refresh, restore
+from .tabs import PageState
 
 __all__ = ["Turns", "PageState", "NamedContext", "BrowserSession", "SessionManager", "GAP_TIMEOUT"]
 
@@ -88,7 +90,7 @@ class NamedContext:
     viewport: dict[str, int] | None = None
     proxy: dict[str, str] | None = None
     storage: dict[str, Any] | None = None  # the storageState it was created with
-    max_tabs: int = 20
+    max_tabs: int = Settings.model_fields["max_tabs"].default  # the worker's setting replaces it
 
     def add_tab(self, page: Page) -> PageState | None:
         """Track a tab: one browserq opened, or one the page opened (a popup). A popup past the
