@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import Celery, signals
 
@@ -11,7 +12,7 @@ from client.transport import make_celery
 from .runtime import Runtime
 from .tasks import register_tasks
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "run_worker"]
 
 log = logging.getLogger(__name__)
 
@@ -37,3 +38,20 @@ def create_app(runtime: Runtime) -> Celery:
         runtime.stop()
 
     return app
+
+
+def run_worker(app: Celery, argv: list[str]) -> int:
+    """`worker_main`, returning the worker's exit status. Celery's own drops it, so a worker that
+    stopped on an unrecoverable error (say, an ACL user without BRPOP) exited 0, and supervisors
+    (`restart: on-failure`, systemd) took that for a clean stop."""
+    controllers: list[Any] = []
+
+    def _seen(sender: Any, **_: object) -> None:
+        controllers.append(sender)
+
+    signals.worker_init.connect(_seen, weak=False)
+    try:
+        app.worker_main(argv)
+    finally:
+        signals.worker_init.disconnect(_seen)
+    return (controllers[-1].exitcode or 0) if controllers else 1

@@ -43,17 +43,18 @@ def worker(
     """Run one worker process: one Chromium, many sessions."""
     from client.protocol import queue_name
 
-    from .app import create_app
+    from .app import create_app, run_worker
     from .runtime import Runtime
 
     settings = _settings(concurrency=concurrency, max_sessions=max_sessions)
     name = name or settings.worker_name or f"{socket.gethostname()}-{os.getpid()}"
     celery_app = create_app(Runtime(settings, name))
-    celery_app.worker_main([
+    code = run_worker(celery_app, [
         "worker", "--pool", "threads", "--concurrency", str(settings.concurrency),
         "--queues", queue_name(name), "--hostname", f"{name}@%h",
         "--without-gossip", "--without-mingle", "--task-events", "--loglevel", loglevel,
     ])
+    raise typer.Exit(code)
 
 
 @app.command()
