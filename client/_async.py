@@ -50,7 +50,7 @@ class AsyncBrowserClient(BaseClient):
         self._redis = aioredis.Redis.from_url(self.settings.redis_url, socket_connect_timeout=5)
         self._route_script = self._redis.register_script(ROUTE_SCRIPT)
         self._close_script = self._redis.register_script(CLOSE_SCRIPT)
-        self._celery = make_celery(self.settings, "browserq-client")
+        self._celery = make_celery(self.settings, "browserq-client", results=False)
 
     async def call(
         self, tool: str, args: dict[str, Any] | None = None, *, session: str | None = None

@@ -3,7 +3,8 @@
 Results are stored by Celery's Redis result backend as usual (for `celery result`, Flower and
 operators), and the worker also pushes each result onto a per-task reply list. Clients block on
 that list (BLPOP): it works the same from threads and from asyncio, and holds no shared
-subscription the way Celery's result consumer does.
+subscription the way Celery's result consumer does. So the clients' own Celery app has no result
+backend at all (`make_celery(..., results=False)`).
 """
 
 from __future__ import annotations
@@ -76,7 +77,12 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     return config
 
 
-def make_celery(settings: Settings, main: str = "browserq") -> Celery:
+def make_celery(settings: Settings, main: str = "browserq", *, results: bool = True) -> Celery:
+    """`results=False` for the clients: they read replies from their lists, and given a result
+    backend Celery would subscribe to each task's result channel at send and unsubscribe when the
+    AsyncResult is dropped, two Redis round trips per call for nothing."""
     app = Celery(main, set_as_current=False)
     app.conf.update(celery_config(settings))
+    if not results:
+        app.conf.result_backend = None
     return app

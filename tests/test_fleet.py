@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 import pytest
+import redis
 
 from client import AsyncBrowserClient, BrowserClient, NoCapacity, NoWorkers, Settings
 from worker.cluster import RedisServer, WorkerProcess
@@ -137,3 +138,25 @@ def test_capacity_is_enforced_and_waiters_get_freed_slots(
         c.close()
     finally:
         small.stop()
+
+
+def test_clients_subscribe_to_nothing_per_call(redis_server: RedisServer, client: BrowserClient) -> None:
+    """Replies come back on lists; a client with a result backend would also SUBSCRIBE to each
+    task's result channel (and unsubscribe) on every call."""
+    r = redis.Redis.from_url(redis_server.url)
+
+    def subscribes() -> int:
+        return sum(s["calls"] for name, s in r.info("commandstats").items() if "subscribe" in name)
+
+    client.call("browser_evaluate", {"function": "() => 0"}, session="nosub").raise_for_error()
+    before = subscribes()
+
+    async def async_calls() -> list[object]:
+        async with AsyncBrowserClient(Settings(redis_url=redis_server.url)) as ac:
+            return [(await ac.call("browser_evaluate", {"function": f"() => {i}"}, session="nosub")).data
+                    for i in range(5)]
+
+    assert [client.call("browser_evaluate", {"function": f"() => {i}"}, session="nosub").data
+            for i in range(5)] == list(range(5))
+    assert asyncio.run(async_calls()) == list(range(5))
+    assert subscribes() == before
