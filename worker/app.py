@@ -41,17 +41,25 @@ def create_app(runtime: Runtime) -> Celery:
 
 
 def run_worker(app: Celery, argv: list[str]) -> int:
-    """`worker_main`, returning the worker's exit status. Celery's own drops it, so a worker that
-    stopped on an unrecoverable error (say, an ACL user without BRPOP) exited 0, and supervisors
-    (`restart: on-failure`, systemd) took that for a clean stop."""
-    controllers: list[Any] = []
+    """`worker_main`, returning an exit status a supervisor can act on. Celery's own drops it, so a
+    worker that stopped on an unrecoverable error (say, an ACL user without BRPOP) exited 0, which
+    `restart: on-failure` or systemd take for a clean stop. A stop someone asked for (SIGTERM,
+    Ctrl-C) drains the running tasks and is a clean stop: 0, where Celery says 1 for Ctrl-C."""
+    seen: dict[str, Any] = {}
 
-    def _seen(sender: Any, **_: object) -> None:
-        controllers.append(sender)
+    def _init(sender: Any, **_: object) -> None:
+        seen["worker"] = sender
 
-    signals.worker_init.connect(_seen, weak=False)
+    def _asked(**_: object) -> None:
+        seen["asked"] = True
+
+    signals.worker_init.connect(_init, weak=False)
+    signals.worker_shutting_down.connect(_asked, weak=False)
     try:
         app.worker_main(argv)
     finally:
-        signals.worker_init.disconnect(_seen)
-    return (controllers[-1].exitcode or 0) if controllers else 1
+        signals.worker_init.disconnect(_init)
+        signals.worker_shutting_down.disconnect(_asked)
+    if seen.get("asked"):
+        return 0
+    return (seen["worker"].exitcode or 0) if "worker" in seen else 1
