@@ -10,6 +10,7 @@ import statistics
 import subprocess
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -113,24 +114,39 @@ def cpu_ms(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def process_groups(worker_pids: list[int]) -> dict[str, list[int]]:
-    """This process (the client), each worker's Python, its Playwright driver and Chromium tree, and
-    redis-server: where a benchmark's CPU goes."""
-    parents = {}
+def children() -> dict[int, list[int]]:
+    """Every live process's children, by parent pid (from /proc)."""
+    kids: dict[int, list[int]] = defaultdict(list)
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                parents[int(entry.name)] = int(((entry / "stat").read_text().rsplit(")", 1)[1].split())[1])
+                stat = (entry / "stat").read_text()
             except OSError:
                 continue
+            kids[int(stat.rsplit(")", 1)[1].split()[1])].append(int(entry.name))
+    return kids
+
+
+def tree(root: int, kids: dict[int, list[int]]) -> list[int]:
+    """`root` and everything below it."""
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(kids.get(pid, ()))
+    return out
+
+
+def process_groups(worker_pids: list[int]) -> dict[str, list[int]]:
+    """This process (the client), each worker's Python, its Playwright driver and Chromium tree, and
+    redis-server: where a benchmark's CPU goes."""
+    kids = children()
     groups: dict[str, list[int]] = {"client": [os.getpid()], "worker (python)": list(worker_pids),
-                                    "playwright driver (node)": [], "chromium": [], "redis-server": []}
-    for pid, parent in parents.items():
-        name = _comm(pid)
-        if parent == os.getpid() and name == "redis-server":
-            groups["redis-server"].append(pid)
-        elif _descends(pid, set(worker_pids), parents):
-            groups["playwright driver (node)" if name.startswith("node") else "chromium"].append(pid)
+                                    "playwright driver (node)": [], "chromium": [],
+                                    "redis-server": [p for p in kids[os.getpid()] if _comm(p) == "redis-server"]}
+    for worker in worker_pids:
+        for pid in tree(worker, kids)[1:]:
+            groups["playwright driver (node)" if _comm(pid).startswith("node") else "chromium"].append(pid)
     return groups
 
 
@@ -139,14 +155,6 @@ def _comm(pid: int) -> str:
         return Path(f"/proc/{pid}/comm").read_text().strip()
     except OSError:
         return ""
-
-
-def _descends(pid: int, roots: set[int], parents: dict[int, int]) -> bool:
-    while pid in parents and pid > 1:
-        pid = parents[pid]
-        if pid in roots:
-            return True
-    return False
 
 
 def cpu_by_group(groups: dict[str, list[int]]) -> dict[str, float]:

@@ -29,7 +29,7 @@ from typing import Any
 
 from client import BrowserClient, Settings
 
-from .common import fleet, site, write
+from .common import children, fleet, site, tree, write
 
 SETTLE = 2.0  # seconds between the last navigation of a step and its measurement
 TARGET_MB = 40.0
@@ -38,27 +38,6 @@ MB = 1024.0  # smaps_rollup is in kB
 
 
 # -- the process tree ---------------------------------------------------------------------------
-
-def _children() -> dict[int, list[int]]:
-    kids: dict[int, list[int]] = defaultdict(list)
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            kids[int(stat.rsplit(")", 1)[1].split()[1])].append(int(entry.name))
-    return kids
-
-
-def _tree(root: int, kids: dict[int, list[int]]) -> list[int]:
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(kids.get(pid, ()))
-    return out
-
 
 def _argv(pid: int) -> list[str]:
     """NUL-separated normally; Chromium children rewrite theirs into one space-joined string."""
@@ -99,7 +78,7 @@ def _kind(argv: list[str]) -> str:
 
 def chromium_main(worker_pid: int) -> int | None:
     """The worker's browser: the descendant carrying the browserq marker and no --type."""
-    for pid in _tree(worker_pid, _children()):
+    for pid in tree(worker_pid, children()):
         argv = _argv(pid)
         if any(a.startswith("--browserq-instance=") for a in argv) and not any(
                 a.startswith("--type=") for a in argv):
@@ -113,11 +92,11 @@ def _is_chromium(argv: list[str]) -> bool:
 
 def measure(worker_pid: int) -> dict[str, Any]:
     """PSS and USS of the worker's Chromium tree, by kind of process; the worker and driver apart."""
-    kids = _children()
+    kids = children()
     main = chromium_main(worker_pid)
     if main is None:
         raise RuntimeError(f"no Chromium with a browserq marker below worker pid {worker_pid}")
-    browser_tree = _tree(main, kids)
+    browser_tree = tree(main, kids)
     kinds: dict[str, dict[str, float]] = defaultdict(lambda: {"count": 0, "pss_mb": 0.0})
     totals: Counter[str] = Counter()
     for pid in browser_tree:
@@ -129,7 +108,7 @@ def measure(worker_pid: int) -> dict[str, Any]:
                        "anon": r.get("Pss_Anon", 0), "file": r.get("Pss_File", 0),
                        "shmem": r.get("Pss_Shmem", 0)})
     in_tree = set(browser_tree)
-    driver = [p for p in _tree(worker_pid, kids) if p != worker_pid and p not in in_tree]
+    driver = [p for p in tree(worker_pid, kids) if p != worker_pid and p not in in_tree]
     foreign = sum(1 for cs in kids.values() for p in cs if p not in in_tree and _is_chromium(_argv(p)))
     return {
         "pss_mb": totals["pss"] / MB, "uss_mb": totals["uss"] / MB,
@@ -179,7 +158,7 @@ def _config_env(browser_args: list[str] | None) -> tuple[dict[str, str], Path | 
 
 def collect(steps: tuple[int, ...], browser_args: list[str] | None = None) -> dict[str, Any]:
     env, config = _config_env(browser_args)
-    warm = int(getattr(Settings(), "warm_contexts", 0) or 0)
+    warm = Settings().warm_contexts  # what the worker reads too: same environment and config
     points: list[dict[str, Any]] = []
     try:
         with site() as web, fleet(1, env=env, prefix="memory") as (redis_url, workers):
@@ -229,7 +208,7 @@ def _round(value: Any) -> Any:
     return value
 
 
-def report(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
+def report(raw: dict[str, Any]) -> dict[str, Any]:
     points = raw["points"]
     base, last = points[0], points[-1]
     n = last["sessions"]
@@ -255,9 +234,12 @@ def report(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
     return data
 
 
+def step_counts(quick: bool) -> tuple[int, ...]:
+    return (1, 5, 10) if quick else (1, 10, 25, TARGET_SESSIONS)
+
+
 def run(quick: bool = False) -> dict[str, Any]:
-    steps = (1, 5, 10) if quick else (1, 10, 25, TARGET_SESSIONS)
-    data = report(collect(steps), quick)
+    data = report(collect(step_counts(quick)))
     write("memory", data)
     return data
 
@@ -269,8 +251,7 @@ def main() -> None:
                         help="an extra Chromium flag for a comparison run (printed, not written)")
     args = parser.parse_args()
     if args.arg:
-        steps = (1, 5, 10) if args.quick else (1, 10, 25, TARGET_SESSIONS)
-        report(collect(steps, args.arg), args.quick)
+        report(collect(step_counts(args.quick), args.arg))
     else:
         run(quick=args.quick)
 

@@ -23,8 +23,9 @@ import redis
 
 from client import AsyncBrowserClient, BrokerUnavailable, BrowserClient, Settings
 from client.transport import make_celery
-from worker.cluster import WorkerProcess, free_port
+from worker.cluster import WorkerProcess, free_port, redis_reachable
 
+from .procs import wait_until
 from .site import FixtureSite
 
 OPENSSL_CNF = """[req]
@@ -109,21 +110,17 @@ def tls_redis_server(certs: Path, *, client_certs: bool = False) -> Iterator[int
     log = open(certs / f"redis-{port}.log", "ab")  # noqa: SIM115 - closed with the server
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     probe_url = tls_url(port, certs / "ca.pem") + (client_cert(certs) if client_certs else "")
-    probe = redis.Redis.from_url(probe_url, socket_connect_timeout=1)
-    deadline = time.monotonic() + 10
+
+    def serving() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError("redis-server did not serve TLS (built without TLS?): "
+                                 + (certs / f"redis-{port}.log").read_text())
+        return redis_reachable(probe_url, timeout=1)
+
     try:
-        while True:
-            try:
-                probe.ping()
-                break
-            except redis.ConnectionError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError("redis-server did not serve TLS (built without TLS?): "
-                                         + (certs / f"redis-{port}.log").read_text()) from None
-                time.sleep(0.05)
+        wait_until(serving, 10, "redis-server to serve TLS")
         yield port
     finally:
-        probe.close()
         proc.send_signal(signal.SIGTERM)
         proc.wait(10)
         log.close()
