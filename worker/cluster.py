@@ -128,6 +128,8 @@ class WorkerProcess:
 
     def start(self) -> WorkerProcess:
         argv = [*browserq_command(), "worker", "--name", self.name, *self.args]
+        if self._log is not None:  # started again, as a supervisor restarts a worker
+            self._log.close()
         self._log = open(self.log_path, "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(argv, env=self.env, stdout=self._log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
